@@ -1,25 +1,61 @@
-// npm run bench:tiers — the time upgrade_tier takes to move a run from T1 to
-// T2 (a real desktop: Xvfb, openbox, Chromium, x11vnc), cold and from the
-// warm pool: the migration itself (provision, join the workspace, probe) and
-// the whole call (the tier state machine's facts, the move, the records).
+// npm run bench:tiers — how long each compute tier takes to give a run its
+// environment, in one run:
+//   T1: a terminal pod's start, cold (no warm pool), the baseline.
+//   T2: upgrade_tier T1 → T2 (a real desktop: Xvfb, openbox, Chromium,
+//       x11vnc), cold and from the warm pool: the migration itself (provision,
+//       join the workspace, probe) and the whole call (the tier state
+//       machine's facts, the move, the records). Skipped, saying why, where
+//       desktops cannot run.
+//   T3: a remote machine over SSH, against a real sshd in a network namespace
+//       of its own (test/helpers/sshd.ts, root only): connecting (handshake and
+//       login with the pinned host key), pushing a 10 MiB workspace there and
+//       pulling it back, a terminal pod's start on the machine, and the whole
+//       upgrade_tier T1 → T3 call (connect, push, pod), the run's end apart.
 // The run already has its workspace, as every run the kernel drives does.
-// Prints figures; asserts nothing. bench:desktop calls benchUpgrade() too.
+// Consent is not asked (a person's time, not the machine's). BENCH_N samples
+// of each (default 5). Prints figures; asserts nothing. bench:desktop calls
+// benchUpgrade() too.
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { DesktopPool } from "@/server/compute";
+import { DEFAULT_LIMITS, DesktopPool, PodPool, probeSandbox } from "@/server/compute";
 import type { Db } from "@/server/db";
-import { createUser } from "@/server/identity";
+import { createUser, type Acting } from "@/server/identity";
 import { PrismaRunStore, PrismaSpecSource, seedBuiltinSpecs } from "@/server/kernel";
 import { Budgets } from "@/server/limits";
-import { TierController, defaultTierSettings, saveTierSettings } from "@/server/tiers";
+import {
+  RemotePod,
+  confirmHostKey,
+  contactMachine,
+  openMachine,
+  pullWorkspace,
+  pushWorkspace,
+  registerMachine,
+  removeRunFolder,
+  testMachine,
+  type MachineConnection,
+  type MachineDeps,
+} from "@/server/machines";
+import { memoryKeyring } from "@/server/secrets";
+import { MachineRuns, TierController, defaultTierSettings, saveTierSettings } from "@/server/tiers";
 import { workspaceFor } from "@/server/tools";
+import { startTestSshd, type TestSshd } from "../test/helpers/sshd";
 import { migratedDb, summary } from "./bench-stats";
 
+const N = Number(process.env.BENCH_N ?? 5);
+
 const fmt = (xs: number[]) => {
+  if (!xs.length) return "no samples";
   const s = summary(xs);
   return `p50 ${s.p50.toFixed(0).padStart(5)} ms   p95 ${s.p95.toFixed(0).padStart(5)} ms   (n=${s.n})`;
 };
+const p50 = (xs: number[]) => (xs.length ? summary(xs).p50 : NaN);
+
+/** Desktops cannot run on this machine: the T2 figures are skipped, not the bench. */
+export class NoDesktops extends Error {
+  override name = "NoDesktops";
+}
 
 export interface UpgradeFigures {
   cold: { migrationMs: number[]; callMs: number[] };
@@ -42,13 +78,13 @@ async function upgradeOnce(db: Db, tiers: TierController, dataDir: string, userI
 }
 
 /** `n` moves to T2 with no warm desktop, then `n` with one waiting. */
-export async function benchUpgrade(n = Number(process.env.BENCH_N ?? 5)): Promise<UpgradeFigures> {
+export async function benchUpgrade(n = N): Promise<UpgradeFigures> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rein-bench-tiers-"));
   const db = await migratedDb(`file:${path.join(tmp, "rein.db")}`);
   const desktops = new DesktopPool({ dataDir: tmp, size: 0 });
   try {
     const why = desktops.unavailable();
-    if (why) throw new Error(`No desktops on this machine: ${why}`);
+    if (why) throw new NoDesktops(`No desktops on this machine: ${why}`);
     await seedBuiltinSpecs(db);
     const userId = await createUser(db, { email: "bench@rein.local", password: "bench-password", role: "operator" });
     // Consent is a person's time, not the machine's: nobody is asked here.
@@ -99,15 +135,265 @@ export function printUpgrade(f: UpgradeFigures) {
   console.log(`migration, from the warm pool                              ${fmt(f.warm.migrationMs)}`);
   console.log(`whole upgrade_tier call, cold                              ${fmt(f.cold.callMs)}`);
   console.log(`whole upgrade_tier call, from the warm pool                ${fmt(f.warm.callMs)}`);
-  const ratio = summary(f.cold.migrationMs).p50 / Math.max(1, summary(f.warm.migrationMs).p50);
+  const ratio = p50(f.cold.migrationMs) / Math.max(1, p50(f.warm.migrationMs));
   console.log(`warm pool speed-up (p50 migration, cold / warm)            ${ratio.toFixed(1)}×`);
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
-  benchUpgrade()
-    .then(printUpgrade)
-    .catch((err) => {
-      console.error(err);
-      process.exit(1);
+/** `n` terminal pods started cold (no warm pool), each attached to a fresh workspace: attach() returns once the shell is ready. */
+export async function benchT1Pod(n = N): Promise<{ startMs: number[]; sandbox: string }> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rein-bench-t1-"));
+  const sandbox = probeSandbox();
+  const pods = new PodPool({ dataDir: tmp, size: 0, limits: DEFAULT_LIMITS, sandbox, allowUnsandboxed: true });
+  const startMs: number[] = [];
+  try {
+    await pods.start();
+    for (let i = 0; i < n; i++) {
+      const runId = `bench-t1-${i}`;
+      const t0 = performance.now();
+      await pods.attach(runId, path.join(tmp, "workspaces", runId));
+      startMs.push(performance.now() - t0);
+      await pods.release(runId);
+    }
+    return { startMs, sandbox: sandbox.ok ? "bubblewrap" : "none" };
+  } finally {
+    await pods.stop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+export interface T3Figures {
+  confinement: string;
+  workspaceBytes: number;
+  workspaceFiles: number;
+  connectMs: number[];
+  pushMs: number[];
+  pullMs: number[];
+  podStartMs: number[];
+  /** The tier controller's own measure of the move (connect, push, pod). */
+  migrationMs: number[];
+  callMs: number[];
+  /** runEnded: the workspace pulled back, the pod stopped, the run's folder removed, the connection closed. */
+  endMs: number[];
+}
+
+const BIG_FILE_BYTES = 8 * 1024 * 1024;
+const SMALL_FILES = 200;
+const SMALL_FILE_BYTES = 10 * 1024;
+
+/** A 10 MiB workspace: one 8 MiB file of random bytes and 200 files of 10 KiB in 10 folders. */
+function fillWorkspace(dir: string) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "data.bin"), crypto.randomBytes(BIG_FILE_BYTES));
+  for (let i = 0; i < SMALL_FILES; i++) {
+    const folder = path.join(dir, "src", `part-${i % 10}`);
+    fs.mkdirSync(folder, { recursive: true });
+    fs.writeFileSync(path.join(folder, `file-${i}.txt`), crypto.randomBytes(SMALL_FILE_BYTES / 2).toString("hex"));
+  }
+}
+
+/** The test sshd in its namespace, a machine registered for it with its host key pinned, then each T3 figure `n` times. */
+export async function benchT3(n = N): Promise<T3Figures> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rein-bench-t3-"));
+  let sshd: TestSshd | null = null;
+  let db: Db | null = null;
+  let conn: MachineConnection | null = null;
+  let pods: PodPool | null = null;
+  let remote: MachineRuns | null = null;
+  const runIds: string[] = [];
+  try {
+    [sshd, db] = await Promise.all([startTestSshd(), migratedDb(`file:${path.join(tmp, "rein.db")}`)]);
+    await seedBuiltinSpecs(db);
+    const keyring = memoryKeyring();
+    const deps: MachineDeps = { db, keyring };
+    const userId = await createUser(db, { email: "bench@rein.local", password: "bench-password", role: "admin" });
+    const by: Acting = {
+      actor: { userId, email: "bench@rein.local", name: "Bench", role: "admin", via: "cli", teamIds: [] },
+      channel: "bench",
+    };
+    const machine = await registerMachine(deps, by, {
+      name: "bench-box",
+      host: sshd.host,
+      port: sshd.port,
+      user: sshd.user,
+      concurrency: 8,
     });
+    sshd.authorize(machine.publicKey);
+    await contactMachine(deps, by, machine.id);
+    await confirmHostKey(deps, by, machine.id, sshd.fingerprint());
+    const tested = await testMachine(deps, by, machine.id);
+    if (!tested.ok) throw new Error(`The test machine did not pass its connection test: ${tested.words}`);
+    const confinement = tested.machine.confinement === "bubblewrap" ? "bubblewrap" : "user";
+
+    const source = path.join(tmp, "source");
+    fillWorkspace(source);
+    const figures: T3Figures = {
+      confinement,
+      workspaceBytes: BIG_FILE_BYTES + SMALL_FILES * SMALL_FILE_BYTES,
+      workspaceFiles: 1 + SMALL_FILES,
+      connectMs: [],
+      pushMs: [],
+      pullMs: [],
+      podStartMs: [],
+      migrationMs: [],
+      callMs: [],
+      endMs: [],
+    };
+
+    // (a) Connecting as a run does: the machine's row, its key opened, handshake, the pinned host key checked, login.
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      const c = await openMachine(deps, machine.id);
+      figures.connectMs.push(performance.now() - t0);
+      c.close();
+    }
+
+    // (b) and (c) over one connection: the workspace pushed, a pod started on it and stopped, the workspace pulled back.
+    conn = await openMachine(deps, machine.id);
+    const local = path.join(tmp, "copy", "workspace");
+    fs.cpSync(source, local, { recursive: true });
+    for (let i = 0; i < n; i++) {
+      const runId = `bench-t3-sync-${i}`;
+      runIds.push(runId);
+      let t0 = performance.now();
+      await pushWorkspace(conn, local, runId);
+      figures.pushMs.push(performance.now() - t0);
+      t0 = performance.now();
+      const pod = await RemotePod.open({ conn, runId, workspaceDir: local, confinement, limits: DEFAULT_LIMITS });
+      figures.podStartMs.push(performance.now() - t0);
+      await pod.dispose("the benchmark is done with it");
+      t0 = performance.now();
+      await pullWorkspace(conn, local, runId, { confinement });
+      figures.pullMs.push(performance.now() - t0);
+      await removeRunFolder(conn, runId);
+    }
+
+    // (d) upgrade_tier T1 → T3, the run's 10 MiB workspace in place; then the run's end.
+    const settings = defaultTierSettings({ desktop: 0 });
+    settings.T2.consentRole = null;
+    settings.T3.enabled = true;
+    settings.T3.consentRole = null;
+    await saveTierSettings(db, settings, { userId, name: "bench" });
+    pods = new PodPool({
+      dataDir: path.join(tmp, "pods"),
+      size: 0,
+      limits: DEFAULT_LIMITS,
+      sandbox: probeSandbox(),
+      allowUnsandboxed: true,
+    });
+    await pods.start();
+    const runsDb = db;
+    remote = new MachineRuns({ db: runsDb, keyring, terminals: pods, workspaceFor: (runId) => workspaceFor(tmp, runId) });
+    const tiers = new TierController({
+      db: runsDb,
+      runs: new PrismaRunStore(runsDb, () => {}),
+      specs: new PrismaSpecSource(runsDb),
+      budgets: new Budgets({ db: runsDb, flush: async () => {} }),
+      terminals: pods,
+      remote,
+      workspaceFor: (runId) => workspaceFor(tmp, runId),
+      log: { info() {}, error: (m, e) => console.error(m, e) },
+    });
+    const spec = (await runsDb.agentSpec.findFirst({ where: { name: "demo-browser" }, orderBy: { version: "desc" } }))!;
+    for (let i = 0; i < n; i++) {
+      const run = await runsDb.run.create({
+        data: {
+          goal: `bench T3 ${i}`,
+          agentName: spec.name,
+          agentVersion: spec.version,
+          model: spec.model,
+          tier: "T1",
+          complexity: 0.8,
+          createdById: userId,
+        },
+        select: { id: true },
+      });
+      runIds.push(run.id);
+      const workspace = workspaceFor(tmp, run.id);
+      await workspace.ensure();
+      fs.cpSync(source, workspace.root, { recursive: true });
+      const t0 = performance.now();
+      const out = await tiers.upgrade({ runId: run.id, toolCallId: `bench-t3-${i}`, tier: "T3", reason: "benchmark" });
+      figures.callMs.push(performance.now() - t0);
+      figures.migrationMs.push(out.durationMs);
+      const t1 = performance.now();
+      await tiers.runEnded(run.id, "succeeded");
+      figures.endMs.push(performance.now() - t1);
+    }
+    return figures;
+  } finally {
+    await remote?.stop().catch(() => undefined);
+    await pods?.stop().catch(() => undefined);
+    if (conn && !conn.isClosed) {
+      for (const runId of runIds) await removeRunFolder(conn, runId).catch(() => undefined);
+      // The folder of every run, when no other run (a test's) has one there.
+      await conn.exec("rmdir rein-runs 2>/dev/null; true", { maxOutputBytes: 1024 }).catch(() => undefined);
+      conn.close();
+    }
+    await sshd?.cleanup();
+    await db?.$disconnect();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+const mibPerSec = (bytes: number, ms: number[]) => (bytes / 1024 / 1024 / (p50(ms) / 1000)).toFixed(1);
+
+const row = (label: string, figures: string) => `${label.padEnd(59)}${figures}`;
+
+export function printT1(f: { startMs: number[]; sandbox: string }) {
+  console.log(`\nT1: a terminal pod (sandbox: ${f.sandbox}), cold`);
+  console.log(row("pod start (attach, shell ready)", fmt(f.startMs)));
+}
+
+export function printT3(f: T3Figures) {
+  const mib = (f.workspaceBytes / 1024 / 1024).toFixed(1);
+  console.log(`\nT3: a remote machine over SSH (the test sshd in its network namespace; confinement: ${f.confinement})`);
+  console.log(row("connect (handshake, pinned host key, login)", fmt(f.connectMs)));
+  console.log(
+    row(
+      `push of the workspace (${mib} MiB, ${f.workspaceFiles} files)`,
+      `${fmt(f.pushMs)}   ${mibPerSec(f.workspaceBytes, f.pushMs)} MiB/s`,
+    ),
+  );
+  console.log(row("pull of it back", `${fmt(f.pullMs)}   ${mibPerSec(f.workspaceBytes, f.pullMs)} MiB/s`));
+  console.log(row("pod start on the machine (shell ready)", fmt(f.podStartMs)));
+  console.log(`Upgrade T1 → T3 (upgrade_tier, no consent asked, the run's ${mib} MiB workspace)`);
+  console.log(row("migration (connect, push, pod on the machine)", fmt(f.migrationMs)));
+  console.log(row("whole upgrade_tier call", fmt(f.callMs)));
+  console.log(row("run end (pull back, pod stopped, folder removed)", fmt(f.endMs)));
+}
+
+async function main() {
+  console.log(`bench:tiers — ${os.cpus().length} cores, n=${N} per figure`);
+  const t1 = await benchT1Pod();
+  printT1(t1);
+
+  let t2: UpgradeFigures | null = null;
+  try {
+    t2 = await benchUpgrade();
+    printUpgrade(t2);
+  } catch (err) {
+    if (!(err instanceof NoDesktops)) throw err;
+    console.log(`\nT2: skipped — ${err.message}`);
+  }
+
+  let t3: T3Figures | null = null;
+  if (process.getuid?.() !== 0) console.log("\nT3: skipped — the test sshd needs root (a network namespace and a user)");
+  else {
+    t3 = await benchT3();
+    printT3(t3);
+  }
+
+  if (t3) {
+    const call = p50(t3.callMs);
+    const parts = [`a T1 pod's start ${p50(t1.startMs).toFixed(0)} ms: ${(call / p50(t1.startMs)).toFixed(1)}×`];
+    if (t2) parts.unshift(`T2's cold call ${p50(t2.cold.callMs).toFixed(0)} ms: ${(call / p50(t2.cold.callMs)).toFixed(1)}×`);
+    console.log(`\nT3's whole upgrade (p50 ${call.toFixed(0)} ms) against ${parts.join("; against ")}`);
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
 }

@@ -19,6 +19,8 @@ let home: string;
 let dir: string;
 const runId = `sync-${crypto.randomBytes(4).toString("hex")}`;
 const big = crypto.randomBytes(10 * 1024 * 1024);
+// The machine's bubblewrap works here: pulls read in a sandbox on it (the SFTP walk of machines without it: test/attack/machines-sync.test.ts).
+const confinement = "bubblewrap" as const;
 const sha = (b: Buffer) => crypto.createHash("sha256").update(b).digest("hex");
 
 async function sh(command: string) {
@@ -80,7 +82,7 @@ describe("push and pull", () => {
     await sh(
       `cd ${at} && echo changed > README.md && rm src/run.sh && mkdir -p out && printf made > out/new.txt && ln -s out/new.txt new-link`,
     );
-    const report = await pullWorkspace(conn, ws, runId);
+    const report = await pullWorkspace(conn, ws, runId, { confinement });
     expect(report).toMatchObject({ direction: "pull", files: 4, symlinks: 2, skipped: [] });
     expect(fs.readFileSync(path.join(ws, "README.md"), "utf8")).toBe("changed\n");
     expect(fs.existsSync(path.join(ws, "src/run.sh"))).toBe(false);
@@ -101,7 +103,7 @@ describe("what the machine sends back is hostile", () => {
     await sh(
       `cd ${at} && ln -s /etc/shadow abs-link && ln -s ../../../.ssh up-link && ln -s ${home}/.ssh home-link && mkfifo fifo && printf ok > fine.txt`,
     );
-    const report = await pullWorkspace(conn, ws, runId);
+    const report = await pullWorkspace(conn, ws, runId, { confinement });
     expect(report.skipped.map((s) => `${s.path}: ${s.why}`).sort()).toEqual([
       "abs-link: a symlink leading out of the workspace",
       "fifo: not a file, folder or symlink",
@@ -116,16 +118,29 @@ describe("what the machine sends back is hostile", () => {
   it("a pull past its bounds fails with words and leaves the workspace as it was", async () => {
     const ws = path.join(dir, "ws");
     const before = fs.readdirSync(ws).sort();
-    await expect(pullWorkspace(conn, ws, runId, { limits: { maxBytes: 1024 * 1024, maxEntries: 1000 } })).rejects.toMatchObject({
+    await expect(
+      pullWorkspace(conn, ws, runId, { confinement, limits: { maxBytes: 1024 * 1024, maxEntries: 1000 } }),
+    ).rejects.toMatchObject({
       code: "SYNC_LIMIT",
       message: "The workspace holds more than 1 MiB",
     });
-    await expect(pullWorkspace(conn, ws, runId, { limits: { maxBytes: 1e9, maxEntries: 3 } })).rejects.toMatchObject({
+    await expect(pullWorkspace(conn, ws, runId, { confinement, limits: { maxBytes: 1e9, maxEntries: 3 } })).rejects.toMatchObject({
       code: "SYNC_LIMIT",
       message: "The workspace has more than 3 files and folders",
     });
     expect(fs.readdirSync(ws).sort()).toEqual(before);
     expect(sha(fs.readFileSync(path.join(ws, "big.bin")))).toBe(sha(big));
+  });
+
+  it("a pull past its time limit fails with words and leaves the workspace as it was", async () => {
+    const ws = path.join(dir, "ws");
+    const before = fs.readdirSync(ws).sort();
+    await expect(pullWorkspace(conn, ws, runId, { confinement, timeoutMs: 50 })).rejects.toMatchObject({
+      code: "SYNC_FAILED",
+      message: "The machine did not send the workspace back within 0.1 s",
+    });
+    expect(fs.readdirSync(ws).sort()).toEqual(before);
+    expect(fs.existsSync(`${ws}.pull`)).toBe(false);
   });
 
   it("a push past its bounds fails with words", async () => {

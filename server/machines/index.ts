@@ -52,6 +52,8 @@ export {
   runFolder,
   SyncError,
   DEFAULT_SYNC_LIMITS,
+  DEFAULT_PULL_TIMEOUT_MS,
+  type PullOptions,
   type SyncLimits,
   type SyncReport,
 } from "./sync";

@@ -177,6 +177,13 @@ export interface ShellOptions {
   command?: string;
 }
 
+/** A command's output as a stream (MachineConnection.execStream). */
+export interface MachineExecStream {
+  stdout: AsyncIterable<Buffer>;
+  done: Promise<{ code: number | null; signal: string | null; stderr: string }>;
+  close(): void;
+}
+
 /** A PTY on the machine. */
 export interface MachineShell {
   write(data: string | Buffer): void;
@@ -274,6 +281,45 @@ export class MachineConnection {
           opts.signal?.removeEventListener("abort", onAbort);
           if (opts.signal?.aborted) return reject(abortError());
           resolve({ code, signal, stdout: out.text(), stderr: errOut.text(), truncated: out.truncated || errOut.truncated });
+        });
+      });
+    });
+  }
+
+  /**
+   * Runs a command whose stdout is read as a stream, paced by the SSH
+   * channel's window (nothing piles up here when the reader is slow); stderr
+   * is kept up to `maxOutputBytes`. `close()` kills the command and closes the
+   * channel; `done` resolves when the channel closed.
+   */
+  execStream(command: string, opts: { maxOutputBytes?: number } = {}): Promise<MachineExecStream> {
+    return new Promise<MachineExecStream>((resolve, reject) => {
+      if (this.closed) return reject(new MachineConnectError("reset", "The connection to the machine is closed"));
+      this.client.exec(command, (err, stream) => {
+        if (err) return reject(new MachineConnectError("protocol", `The machine did not run the command: ${err.message.slice(0, 200)}`));
+        const errOut = new Capture(opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
+        let code: number | null = null;
+        let signal: string | null = null;
+        stream.stderr.on("data", (chunk: Buffer) => errOut.add(chunk));
+        stream.on("error", () => undefined);
+        stream.on("exit", (c: number | null, s?: string) => {
+          code = typeof c === "number" ? c : null;
+          signal = typeof s === "string" ? s.slice(0, 32) : null;
+        });
+        const done = new Promise<{ code: number | null; signal: string | null; stderr: string }>((settle) =>
+          stream.on("close", () => settle({ code, signal, stderr: errOut.text() })),
+        );
+        resolve({
+          stdout: stream as AsyncIterable<Buffer>,
+          done,
+          close: () => {
+            try {
+              stream.signal("KILL");
+            } catch {
+              /* not every server takes signals; closing the channel ends it */
+            }
+            stream.close();
+          },
         });
       });
     });

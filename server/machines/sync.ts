@@ -2,17 +2,22 @@
 // pushed over SFTP into a per-run folder on the host (~/rein-runs/<run>/workspace,
 // 0700) and pulled back. Rein never opens a path of the workspace itself: on
 // push, tar reads it in the file sandbox (a symlink stays a symlink, nothing
-// outside is there to read); on pull, tar writes it in the file sandbox, into
-// a fresh folder that replaces the workspace only once it is whole. Both ways,
-// every name and symlink is checked here, and the totals are bounded.
+// outside is there to read); on pull, tar reads it on the machine in a
+// bubblewrap sandbox that sees only the run's workspace (or, on a machine
+// without bubblewrap, Rein walks it over SFTP), and tar writes it here in the
+// file sandbox, into a fresh folder that replaces the workspace only once it
+// is whole. Both ways, every name and symlink is checked here, the totals are
+// bounded, and a pull is bounded in time.
 import fs from "node:fs";
-import { Readable } from "node:stream";
+import { once } from "node:events";
+import { Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ChildProcess } from "node:child_process";
 import type { Attributes, FileEntryWithStats, SFTPWrapper } from "ssh2";
-import { fileServices, spawnInJail } from "@/server/compute";
+import { fileServices, shellQuote, spawnInJail } from "@/server/compute";
+import type { RemoteConfinement } from "./remote-pod";
 import type { MachineConnection } from "./ssh";
-import { TAR_END, TarFormatError, readTar, tarHeader, tarPadding, type TarEntry } from "./tar";
+import { TAR_END, TarFormatError, readTar, tarHeader, tarPadding, type TarEntry, type TarKind } from "./tar";
 
 export interface SyncLimits {
   /** Bytes of file content, all files together. */
@@ -317,44 +322,224 @@ async function* archiveOf(sftp: SFTPWrapper, entries: RemoteEntry[]): AsyncGener
   yield TAR_END;
 }
 
+/** How long a pull may take before it is given up (a machine that stalls does not hold it forever). */
+export const DEFAULT_PULL_TIMEOUT_MS = 5 * 60_000;
+
+export interface PullOptions {
+  /**
+   * How the run's commands are confined on the machine (its facts): with
+   * "bubblewrap" the workspace is read by tar in a sandbox of its own there
+   * that sees nothing else; with "user" it is walked over SFTP.
+   */
+  confinement: RemoteConfinement;
+  limits?: SyncLimits;
+  /** An SFTP session to use ("user"). */
+  sftp?: SFTPWrapper;
+  signal?: AbortSignal;
+  /** Default DEFAULT_PULL_TIMEOUT_MS. */
+  timeoutMs?: number;
+}
+
+/** Writes to a local tar's stdin, waiting while its pipe is full; a tar that ended fails the write. */
+async function put(stdin: Writable, chunk: Buffer, closed: Promise<unknown>): Promise<void> {
+  if (stdin.write(chunk)) return;
+  await Promise.race([
+    once(stdin, "drain"),
+    closed.then(() => {
+      throw new SyncError("SYNC_FAILED", "tar stopped before the workspace was written");
+    }),
+  ]);
+}
+
+/**
+ * The sandbox the pull reads the workspace in on a machine with bubblewrap:
+ * the system read-only, the run's workspace read-only at /w and nothing else
+ * of the machine's user (no other run's folder, no ~/.ssh), no network. A
+ * symlink the run swaps in while tar reads can only point inside that view,
+ * and tar follows none (no -h). Everything here is Rein's own text; the
+ * folder is a checked run id.
+ */
+function sandboxedTar(runId: string): string {
+  const a = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/usr", "/usr"];
+  for (const dir of ["/bin", "/lib", "/lib64", "/sbin"]) a.push("--ro-bind-try", dir, dir);
+  a.push("--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache", "--dev", "/dev", "--tmpfs", "/tmp");
+  const inner = ["--chdir", "/w", "--clearenv", "--setenv", "LC_ALL", "C", "--setenv", "PATH", "/usr/bin:/bin"];
+  const tar = ["tar", "-c", "-f", "-", "--format=pax", "--numeric-owner", "--hard-dereference", "--one-file-system", "."];
+  const q = (args: string[]) => args.map(shellQuote).join(" ");
+  return (
+    `cd ${runFolder(runId)} && test -d workspace && test ! -L workspace && ` +
+    `exec ${q(a)} --ro-bind "$PWD/workspace" /w ${q(inner)} ${q(tar)}`
+  );
+}
+
+/** Raw archive bytes a pull takes beyond its file bytes: headers and pax records of every entry it may count. */
+const archiveAllowance = (limits: SyncLimits) => limits.maxEntries * (MAX_PAX_ALLOWANCE + 1024) + 1024 * 1024;
+const MAX_PAX_ALLOWANCE = 66 * 1024;
+
+/** The workspace read in a sandbox on the machine, as the tar stream a local tar extracts; checked entry by entry. */
+async function pullSandboxed(
+  conn: MachineConnection,
+  runId: string,
+  tally: Tally,
+  limits: SyncLimits,
+  stdin: Writable,
+  closed: Promise<unknown>,
+  onRemote: (close: () => void) => void,
+): Promise<void> {
+  const remote = await conn.execStream(sandboxedTar(runId), { maxOutputBytes: 4096 });
+  onRemote(remote.close);
+  const source = remote.stdout[Symbol.asyncIterator]();
+  // Every byte counted, the archive's own included: a stream without end ends.
+  let raw = 0;
+  const most = limits.maxBytes + archiveAllowance(limits);
+  const next = async (): Promise<IteratorResult<Buffer>> => {
+    const got = await source.next();
+    if (!got.done) {
+      raw += got.value.length;
+      if (raw > most) throw new SyncError("SYNC_LIMIT", `The workspace holds more than ${Math.floor(limits.maxBytes / 1024 / 1024)} MiB`);
+    }
+    return got;
+  };
+  const counted: AsyncIterable<Buffer> = { [Symbol.asyncIterator]: () => ({ next }) };
+  // What was written, by path: a name may come once, and only inside a folder written before it.
+  const written = new Map<string, TarKind>();
+  const reading = readTar(counted, async (entry, body) => {
+    const rel = entry.path.replace(/^\.\//, "").replace(/\/+$/, "");
+    if (rel === "" || rel === ".") return;
+    const problem = pathProblem(rel);
+    if (problem) return tally.skip(rel, problem);
+    if (written.has(rel)) return tally.skip(rel, "a name listed twice");
+    const parent = rel.includes("/") ? rel.slice(0, rel.lastIndexOf("/")) : null;
+    if (parent !== null && written.get(parent) !== "dir") return tally.skip(rel, "a name inside something that is not a folder");
+    if (entry.kind === "dir") {
+      tally.entry("dirs");
+      written.set(rel, "dir");
+      await put(stdin, tarHeader({ ...entry, path: rel, mode: (entry.mode & 0o777) | 0o700, size: 0, target: "" }), closed);
+    } else if (entry.kind === "symlink") {
+      if (!symlinkInside(rel, entry.target)) return tally.skip(rel, "a symlink leading out of the workspace");
+      tally.entry("symlinks");
+      written.set(rel, "symlink");
+      await put(stdin, tarHeader({ ...entry, path: rel, mode: 0o777, size: 0 }), closed);
+    } else if (entry.kind === "file") {
+      tally.entry("files", entry.size);
+      written.set(rel, "file");
+      await put(stdin, tarHeader({ ...entry, path: rel, mode: (entry.mode & 0o777) | 0o600, target: "" }), closed);
+      let got = 0;
+      for await (const part of body) {
+        got += part.length;
+        await put(stdin, part, closed);
+      }
+      if (got !== entry.size) throw new SyncError("SYNC_FAILED", "The archive ended inside a file");
+      await put(stdin, tarPadding(entry.size), closed);
+    } else tally.skip(rel, "not a file, folder or symlink");
+  });
+  try {
+    await reading;
+  } catch (err) {
+    if (!(err instanceof TarFormatError)) throw err;
+    // No archive, or a broken one: what the machine said (bubblewrap or tar could not start) tells why.
+    remote.close();
+    const said = await Promise.race([remote.done, new Promise<null>((r) => setTimeout(() => r(null), 2000).unref())]);
+    const why = said?.stderr.trim().slice(-300);
+    throw why ? new SyncError("SYNC_FAILED", `Reading the workspace on the machine failed: ${why}`) : err;
+  }
+  await put(stdin, TAR_END, closed);
+  // The rest of tar's last record, then its exit.
+  while (!(await next()).done);
+  const status = await remote.done;
+  // tar exits 1 when a file changed while it was read (the run may still be working): the archive is still whole.
+  if (status.code !== 0 && status.code !== 1)
+    throw new SyncError(
+      "SYNC_FAILED",
+      `Reading the workspace on the machine failed: ${status.stderr.trim().slice(-300) || `exit ${status.code ?? status.signal ?? "unknown"}`}`,
+    );
+}
+
 /**
  * Copies the run's folder on the machine back into the workspace, which then
  * holds exactly what the machine had (less what `skipped` lists). The
- * workspace is replaced only when everything arrived; on any failure it is
- * as it was. Nothing may be using the workspace meanwhile (the run is on the
- * machine), and nothing of the run may still run on the machine: SFTP opens a
- * path following any symlink on it, so a process there swapping a listed
- * folder for a symlink before it is read would have Rein read what the
- * symlink points at (another run's folder, the machine user's files).
+ * workspace is replaced only when everything arrived; on any failure (a
+ * bound, the time limit, a dropped connection) it is as it was. Nothing may
+ * be using the workspace here meanwhile (the run is on the machine).
+ *
+ * The run's processes may still be running on the machine and changing its
+ * folder while it is read. With bubblewrap there, tar reads it in a sandbox
+ * that sees only this workspace, so a folder swapped for a symlink to another
+ * run's folder or the user's ~/.ssh leads nowhere. Without bubblewrap it is
+ * walked over SFTP, which opens a path following any symlink on it: such a
+ * swap between the listing and the reading would have Rein read what the
+ * symlink points at. That is no more than the run's processes can read
+ * themselves there (they run as the machine's user), which is why such a
+ * machine should not host runs of different teams at once.
  */
-export async function pullWorkspace(
-  conn: MachineConnection,
-  workspaceDir: string,
-  runId: string,
-  opts: { limits?: SyncLimits; sftp?: SFTPWrapper } = {},
-): Promise<SyncReport> {
-  const tally = new Tally("pull", opts.limits ?? DEFAULT_SYNC_LIMITS);
-  const sftp = opts.sftp ?? (await conn.sftp());
+export async function pullWorkspace(conn: MachineConnection, workspaceDir: string, runId: string, opts: PullOptions): Promise<SyncReport> {
+  const limits = opts.limits ?? DEFAULT_SYNC_LIMITS;
+  const tally = new Tally("pull", limits);
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_PULL_TIMEOUT_MS;
+  const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(opts.signal ? [opts.signal] : [])]);
+  const sandboxed = opts.confinement === "bubblewrap";
+  const base = runFolder(runId);
   // Rein's own folders beside the workspace, named by Rein.
   const staging = `${workspaceDir}.pull`;
   const before = `${workspaceDir}.before-pull`;
-  let child: ChildProcess | null = null;
-  try {
-    const entries = await walkRemote(sftp, `${runFolder(runId)}/workspace`, tally);
+  // What the pull holds, for the time limit to let go of (assigned as the work goes).
+  const held: { sftp: SFTPWrapper | null; child: ChildProcess | null; closeRemote: (() => void) | null } = {
+    sftp: null,
+    child: null,
+    closeRemote: null,
+  };
+  let stop = () => undefined as void;
+  const stopped = new Promise<never>((_, reject) => {
+    stop = () => {
+      held.closeRemote?.();
+      if (held.child) killGroup(held.child);
+      if (held.sftp && !opts.sftp) held.sftp.end();
+      reject(
+        new SyncError(
+          "SYNC_FAILED",
+          opts.signal?.aborted
+            ? "Copying the workspace back was stopped"
+            : `The machine did not send the workspace back within ${Math.round(timeoutMs / 100) / 10} s`,
+        ),
+      );
+    };
+  });
+  stopped.catch(() => undefined);
+  if (signal.aborted) stop();
+  else signal.addEventListener("abort", stop, { once: true });
+  const work = async () => {
+    let entries: RemoteEntry[] = [];
+    if (!sandboxed) {
+      held.sftp = opts.sftp ?? (await conn.sftp());
+      entries = await walkRemote(held.sftp, `${base}/workspace`, tally);
+    }
+    signal.throwIfAborted();
     fs.rmSync(staging, { recursive: true, force: true });
     fs.mkdirSync(staging, { mode: fs.statSync(workspaceDir).mode & 0o777 });
     const tar = spawnInJail(staging, ["tar", "-x", "-f", "-", "--no-same-owner", "--delay-directory-restore"], {
       stdio: ["pipe", "ignore", "pipe"],
       env: { LC_ALL: "C" },
     });
-    child = tar;
+    held.child = tar;
     let stderr = "";
     tar.stderr!.on("data", (c: Buffer) => (stderr = (stderr + c.toString("utf8")).slice(-2000)));
     const closed = new Promise<number | null>((resolve) => tar.on("close", (code) => resolve(code)));
     tar.stdin!.on("error", () => undefined); // a tar that died says why by its exit
-    await pipeline(Readable.from(archiveOf(sftp, entries)), tar.stdin!);
+    if (sandboxed) {
+      await pullSandboxed(conn, runId, tally, limits, tar.stdin!, closed, (close) => {
+        held.closeRemote = close;
+        if (signal.aborted) close();
+      });
+      tar.stdin!.end();
+    } else await pipeline(Readable.from(archiveOf(held.sftp!, entries)), tar.stdin!);
     const code = await closed;
     if (code !== 0) throw new SyncError("SYNC_FAILED", `Writing the workspace failed: ${stderr.trim().slice(-300)}`);
+    signal.throwIfAborted();
+  };
+  const working = work();
+  working.catch(() => undefined); // when the time limit won the race, what the work says after is not heard
+  try {
+    await Promise.race([working, stopped]);
     // The file service of the old folder goes; the next request starts one over the new.
     fileServices.release(workspaceDir);
     fs.rmSync(before, { recursive: true, force: true });
@@ -362,11 +547,13 @@ export async function pullWorkspace(
     fs.renameSync(staging, workspaceDir);
     fs.rmSync(before, { recursive: true, force: true });
   } catch (err) {
-    if (child) killGroup(child);
+    held.closeRemote?.();
+    if (held.child) killGroup(held.child);
     fs.rmSync(staging, { recursive: true, force: true });
-    throw failure(err, "Copying the workspace back from the machine");
+    throw failure(signal.aborted ? await stopped.catch((e: unknown) => e) : err, "Copying the workspace back from the machine");
   } finally {
-    if (!opts.sftp) sftp.end();
+    signal.removeEventListener("abort", stop);
+    if (held.sftp && !opts.sftp) held.sftp.end();
   }
   return tally.done();
 }

@@ -18,6 +18,7 @@ import {
   type MachineCandidate,
   type MachineChoice,
   type MachineConnection,
+  type RemoteConfinement,
   type SyncReport,
 } from "@/server/machines";
 import type { TerminalPods } from "./environments";
@@ -44,6 +45,9 @@ export interface Entered {
   push: SyncReport;
   connectMs: number;
 }
+
+/** How the run's commands are confined on its machine: the pod and the pull go by the same fact. */
+const confinementOf = (s: Session): RemoteConfinement => (s.machine.confinement === "bubblewrap" ? "bubblewrap" : "user");
 
 /** A sync report as an event carries it: counts and time, no names. */
 export const syncFigures = (r: SyncReport) => ({
@@ -131,7 +135,7 @@ export class MachineRuns {
       conn: session.conn,
       runId,
       workspaceDir: this.deps.workspaceFor(runId).root,
-      confinement: session.machine.confinement === "bubblewrap" ? "bubblewrap" : "user",
+      confinement: confinementOf(session),
       limits: this.deps.limits ?? DEFAULT_LIMITS,
     });
     session.pod = pod;
@@ -164,7 +168,7 @@ export class MachineRuns {
   async pull(runId: string): Promise<SyncReport | null> {
     const s = this.session(runId);
     if (!s || s.conn.isClosed) return null;
-    return pullWorkspace(s.conn, this.deps.workspaceFor(runId).root, runId);
+    return pullWorkspace(s.conn, this.deps.workspaceFor(runId).root, runId, { confinement: confinementOf(s) });
   }
 
   /**
@@ -179,7 +183,7 @@ export class MachineRuns {
     let problem: string | undefined;
     if (!s.conn.isClosed) {
       try {
-        pulled = await pullWorkspace(s.conn, this.deps.workspaceFor(runId).root, runId);
+        pulled = await pullWorkspace(s.conn, this.deps.workspaceFor(runId).root, runId, { confinement: confinementOf(s) });
       } catch (err) {
         problem = `The workspace could not be copied back: ${(err as Error).message}`;
       }

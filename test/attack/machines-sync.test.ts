@@ -29,7 +29,9 @@ const id = crypto.randomBytes(4).toString("hex");
 const victim = `atk-victim-${id}`;
 const attacker = `atk-agent-${id}`;
 const secret = `victim-secret-${id}`;
-const runs = [victim, attacker, `${attacker}-2`, `${attacker}-3`, `${attacker}-4`];
+const runs = [victim, attacker, `${attacker}-2`, `${attacker}-3`, `${attacker}-4`, `${attacker}-5`];
+// The machine's bubblewrap works here: a pull reads in a sandbox on it ("bubblewrap") or walks over SFTP ("user").
+const CONFINEMENTS = ["bubblewrap", "user"] as const;
 
 async function sh(command: string) {
   const r = await conn.exec(command, { signal: AbortSignal.timeout(20_000) });
@@ -93,11 +95,13 @@ describe("names that are not UTF-8 colliding with U+FFFD", () => {
       `cd rein-runs/${attacker}/workspace && for i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do ` +
         `mkdir "$(printf "p$i\\377")" && ln -s "$HOME/rein-runs/${victim}/workspace" "$(printf "p$i\\357\\277\\275")"; done`,
     );
-    const report = await pullWorkspace(conn, ws, attacker).catch((err: Error) => err);
-    const leaked = filesUnder(ws).filter((f) => f.content.includes(secret));
-    expect(leaked).toEqual([]);
-    expect(report).not.toBeInstanceOf(Error);
-    expect((report as { skipped: Array<{ why: string }> }).skipped.some((s) => s.why === "a name that is not UTF-8")).toBe(true);
+    for (const confinement of CONFINEMENTS) {
+      const report = await pullWorkspace(conn, ws, attacker, { confinement }).catch((err: Error) => err);
+      const leaked = filesUnder(ws).filter((f) => f.content.includes(secret));
+      expect(leaked).toEqual([]);
+      expect(report).not.toBeInstanceOf(Error);
+      expect((report as { skipped: Array<{ why: string }> }).skipped.some((s) => s.why === "a name that is not UTF-8")).toBe(true);
+    }
     expect(await victimFile()).toBe(secret);
   });
 
@@ -131,10 +135,12 @@ describe("symlinks leading out through another symlink", () => {
     const ws = workspace("pull-chain");
     await pushWorkspace(conn, ws, `${attacker}-3`);
     await sh(`cd rein-runs/${attacker}-3/workspace && mkdir -p a/b/c && ln -s ../../.. a/b/c/l && ln -s a/b/c/l/../../.. out`);
-    const report = await pullWorkspace(conn, ws, `${attacker}-3`);
-    // Here the chain would lead three folders above the workspace, onto the server's own files.
-    expect(report.skipped.map((s) => `${s.path}: ${s.why}`)).toContain("out: a symlink leading out of the workspace");
-    expect(fs.existsSync(path.join(ws, "out"))).toBe(false);
+    for (const confinement of CONFINEMENTS) {
+      const report = await pullWorkspace(conn, ws, `${attacker}-3`, { confinement });
+      // Here the chain would lead three folders above the workspace, onto the server's own files.
+      expect(report.skipped.map((s) => `${s.path}: ${s.why}`)).toContain("out: a symlink leading out of the workspace");
+      expect(fs.existsSync(path.join(ws, "out"))).toBe(false);
+    }
   });
 
   it("push: the same chain in the workspace is left out", async () => {
@@ -153,8 +159,45 @@ describe("bounds", () => {
     const ws = workspace("pull-skipped");
     await pushWorkspace(conn, ws, `${attacker}-4`);
     await sh(`cd rein-runs/${attacker}-4/workspace && i=0; while [ $i -lt 60 ]; do mkfifo f$i && ln -s /etc/passwd l$i; i=$((i+1)); done`);
-    await expect(pullWorkspace(conn, ws, `${attacker}-4`, { limits: { maxBytes: 1e9, maxEntries: 50 } })).rejects.toMatchObject({
-      code: "SYNC_LIMIT",
-    });
+    for (const confinement of CONFINEMENTS)
+      await expect(
+        pullWorkspace(conn, ws, `${attacker}-4`, { confinement, limits: { maxBytes: 1e9, maxEntries: 50 } }),
+      ).rejects.toMatchObject({ code: "SYNC_LIMIT" });
   });
+});
+
+describe("a run still running on the machine while it is pulled", () => {
+  it("pull (bubblewrap): folders swapped for symlinks to another run's folder while the pull reads never bring its files back", async () => {
+    const run = `${attacker}-5`;
+    const ws = workspace("pull-swap");
+    await pushWorkspace(conn, ws, run);
+    const at = `rein-runs/${run}/workspace`;
+    await sh(`cd ${at} && mkdir d0 d1 d2 && for i in $(seq 1 50); do echo $i > f$i; done`);
+    // A process of the run (in its pod it can name another run's folder, not read it) keeps swapping
+    // each of d0..d2 between an empty folder and a symlink to the victim's workspace, at random,
+    // a folder about a third of the time: Rein may list one as a folder and read it as the symlink.
+    const swapper =
+      `cd ${at} && exec timeout 30 perl -e '` +
+      `my $t = shift; my @n = ("d0", "d1", "d2");` +
+      `while (!-e "../stop") { my $d = $n[int rand 3];` +
+      ` if (-l $d) { if (rand() < 0.5) { unlink $d; mkdir $d } } else { rmdir $d; symlink $t, $d }` +
+      ` select(undef, undef, undef, 0.0003) }' "$HOME/rein-runs/${victim}/workspace"`;
+    const loop = conn.exec(swapper, { signal: AbortSignal.timeout(40_000) });
+    let pulled = 0;
+    const leaks: string[] = [];
+    try {
+      for (let i = 0; i < 15; i++) {
+        const report = await pullWorkspace(conn, ws, run, { confinement: "bubblewrap" }).catch((err: Error) => err);
+        if (!(report instanceof Error)) pulled++;
+        for (const f of filesUnder(ws)) if (f.content.includes(secret)) leaks.push(`pull ${i}: ${f.rel}`);
+      }
+    } finally {
+      await sh(`touch rein-runs/${run}/stop`);
+      await loop;
+    }
+    expect(leaks).toEqual([]);
+    // Not a vacuous pass: the pulls went through while the folders were being swapped.
+    expect(pulled).toBeGreaterThan(0);
+    expect(await victimFile()).toBe(secret);
+  }, 30_000);
 });
