@@ -9,10 +9,9 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import ssh2 from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "@/server/compute";
-import { RemotePod, connectMachine, pushWorkspace, removeRunFolder, type MachineConnection } from "@/server/machines";
+import { RemotePod, connectMachine, ed25519KeyPair, pushWorkspace, removeRunFolder, type MachineConnection } from "@/server/machines";
 import { startTestSshd, type TestSshd } from "./helpers/sshd";
 import { waitFor } from "./helpers/wait";
 
@@ -30,7 +29,7 @@ async function sh(command: string) {
 
 beforeAll(async () => {
   sshd = await startTestSshd();
-  const pair = ssh2.utils.generateKeyPairSync("ed25519");
+  const pair = ed25519KeyPair();
   sshd.authorize(pair.public);
   conn = await connectMachine(
     { name: "pod-box", host: sshd.host, port: sshd.port, user: sshd.user },

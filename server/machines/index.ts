@@ -34,7 +34,7 @@ export {
   type ConnectOptions,
   type PresentedHostKey,
 } from "./ssh";
-export { fingerprintOf } from "./keys";
+export { ed25519KeyPair, fingerprintOf } from "./keys";
 export { parseFacts, confinementOf, type MachineFacts } from "./probe";
 export {
   RegisterMachineInput,

@@ -16,8 +16,20 @@ export interface MachineKeyPair {
 }
 
 export function makeMachineKeyPair(keyring: SecretKeyring, machineId: string, name: string): MachineKeyPair {
-  const pair = ssh2.utils.generateKeyPairSync("ed25519", { comment: `rein-${name}` });
+  const pair = ed25519KeyPair(`rein-${name}`);
   return { publicKey: pair.public.trim(), privateKeySealed: sealValue(keyring, place(machineId), pair.private) };
+}
+
+/**
+ * An ed25519 key pair in OpenSSH form that the SSH client reads back. The
+ * library's generator makes, about 3 times in 1,000, a private key its own
+ * parser then refuses as malformed: such a pair is made again.
+ */
+export function ed25519KeyPair(comment?: string): { public: string; private: string } {
+  for (let attempt = 0; ; attempt++) {
+    const pair = ssh2.utils.generateKeyPairSync("ed25519", comment ? { comment } : {});
+    if (!(ssh2.utils.parseKey(pair.private) instanceof Error) || attempt >= 20) return pair;
+  }
 }
 
 /** The private key in OpenSSH form, for one connection; throws SecretDecryptError on a foreign or damaged value. */

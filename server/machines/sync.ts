@@ -100,6 +100,33 @@ export function symlinkInside(rel: string, target: string): boolean {
 const call = <T>(fn: (cb: (err: Error | undefined | null, value: T) => void) => void) =>
   new Promise<T>((resolve, reject) => fn((err, value) => (err ? reject(err) : resolve(value))));
 
+/** One write request's bytes at most: SFTP servers take 32 KiB writes at least. */
+const WRITE_CHUNK = 32 * 1024;
+
+/**
+ * A new file on the machine ("wx": O_EXCL, which follows no symlink) with the bytes as they come, each write
+ * awaited, then closed. Not the SFTP client's write stream: one that ends before its file is open (an empty
+ * file, a busy machine) could wait for good, and with it the run's move to the machine.
+ */
+async function writeNewFile(sftp: SFTPWrapper, at: string, mode: number, body: AsyncIterable<Buffer>): Promise<void> {
+  const handle = await call<Buffer>((cb) => sftp.open(at, "wx", { mode }, cb));
+  let failed: unknown = null;
+  try {
+    let position = 0;
+    for await (const chunk of body) {
+      for (let offset = 0; offset < chunk.length; offset += WRITE_CHUNK) {
+        const length = Math.min(WRITE_CHUNK, chunk.length - offset);
+        await call<void>((cb) => sftp.write(handle, chunk, offset, length, position, (err) => cb(err, undefined)));
+        position += length;
+      }
+    }
+  } catch (err) {
+    failed = err;
+  }
+  await call<void>((cb) => sftp.close(handle, (err) => cb(err, undefined))).catch((err: unknown) => (failed ??= err));
+  if (failed) throw failed;
+}
+
 class Tally {
   readonly report: SyncReport;
   private readonly started = Date.now();
@@ -221,7 +248,7 @@ export async function pushWorkspace(
         tally.entry("files", entry.size);
         // A new file only ("wx": O_EXCL, which follows no symlink): the folder was empty, so a name
         // already there is one the archive named twice, and what stands there is not written through.
-        await pipeline(Readable.from(body), sftp.createWriteStream(at, { flags: "wx", mode: (entry.mode & 0o777) | 0o600 }));
+        await writeNewFile(sftp, at, (entry.mode & 0o777) | 0o600, body);
       } else tally.skip(rel, "not a file, folder or symlink");
     });
     const code = await closed;

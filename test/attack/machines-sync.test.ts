@@ -17,9 +17,8 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import ssh2 from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectMachine, pullWorkspace, pushWorkspace, removeRunFolder, type MachineConnection } from "@/server/machines";
+import { connectMachine, ed25519KeyPair, pullWorkspace, pushWorkspace, removeRunFolder, type MachineConnection } from "@/server/machines";
 import { startTestSshd, type TestSshd } from "../helpers/sshd";
 
 let sshd: TestSshd;
@@ -63,7 +62,7 @@ const victimFile = () => sh(`cat rein-runs/${victim}/workspace/victim.txt`);
 
 beforeAll(async () => {
   sshd = await startTestSshd();
-  const pair = ssh2.utils.generateKeyPairSync("ed25519");
+  const pair = ed25519KeyPair();
   sshd.authorize(pair.public);
   conn = await connectMachine(
     { name: "sync-attack-box", host: sshd.host, port: sshd.port, user: sshd.user },

@@ -59,6 +59,22 @@ function alive(pid: number): boolean {
 }
 
 function removeSlot(slot: number) {
+  // What still runs in the namespace (sshd's sessions outlive its listener, and what they started) goes with it.
+  let pids: string[] = [];
+  try {
+    pids = run("ip", ["netns", "pids", `rein-t3-${slot}`])
+      .split(/\s+/)
+      .filter((p) => /^\d+$/.test(p));
+  } catch {
+    /* no namespace */
+  }
+  for (const pid of pids) {
+    try {
+      process.kill(Number(pid), "SIGKILL");
+    } catch {
+      /* gone meanwhile */
+    }
+  }
   tryRun("ip", ["link", "del", `rt3h${slot}`]);
   tryRun("ip", ["netns", "del", `rein-t3-${slot}`]);
   fs.rmSync(ownerFile(slot), { force: true });
