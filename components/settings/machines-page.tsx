@@ -372,8 +372,7 @@ export function MachinesPage() {
         <div className="page-title-block">
           <h1>Machines</h1>
           <p>
-            Remote machines Rein reaches over SSH (T3), with a key pair of their own and a pinned host key. A run moves to one when T3 is on
-            (Settings › Tiers) and its agent asks for it with upgrade_tier.
+            Remote machines Rein reaches over SSH (T3), with a key pair of their own and a pinned host key. Runs do not move to them yet.
           </p>
         </div>
         <button type="button" className="btn btn-primary" onClick={() => setAdding(true)} data-testid="add-machine">

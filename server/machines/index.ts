@@ -58,4 +58,3 @@ export {
   type SyncReport,
 } from "./sync";
 export { RemotePod, type RemotePodOptions, type RemoteConfinement } from "./remote-pod";
-export { readyMachines, chooseMachine, type MachineCandidate, type MachineChoice } from "./placement";
