@@ -27,6 +27,7 @@ export const ONE_AT_A_TIME = [
   "test/mcp-client.test.ts",
   "test/mcp-orphans.test.ts",
   "test/tiers.test.ts",
+  "test/t3-server.test.ts",
   "test/demo-browser.test.ts",
   "test/attack/{mcp-server,bad-input,framing,csrf,demoted-admin-sockets,gateway-keys}.test.ts",
   "test/attack/desktop-*.test.ts",

@@ -39,13 +39,19 @@ describe("tier draft", () => {
     });
   });
 
-  it("keeps T0 on, T3 and T4 off, and pools only on T1 and T2, whatever the form says", () => {
+  it("keeps T0 on, T4 off, and pools only on T1 and T2, whatever the form says; T3 may be turned on", () => {
     const draft = draftOf(SAVED);
     draft.T0.enabled = false;
     draft.T3.enabled = true;
     draft.T3.poolSize = "5";
+    draft.T4.enabled = true;
     const parsed = parseDraft(draft);
-    expect(parsed.ok && [parsed.value.T0.enabled, parsed.value.T3.enabled, parsed.value.T3.poolSize]).toEqual([true, false, 0]);
+    expect(parsed.ok && [parsed.value.T0.enabled, parsed.value.T3.enabled, parsed.value.T3.poolSize, parsed.value.T4.enabled]).toEqual([
+      true,
+      true,
+      0,
+      false,
+    ]);
   });
 
   it("accepts a dollar sign and a bare decimal point", () => {

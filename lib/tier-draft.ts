@@ -22,7 +22,7 @@ export const CONSENT_ROLES = ["operator", "approver", "admin"] as const satisfie
 export const MAX_POOL_SIZE = 16;
 export const POOLED_TIERS: readonly TierId[] = ["T1", "T2"];
 /** Tiers this product does not provide: shown, never switched on. */
-export const NOT_BUILT_TIERS: readonly TierId[] = ["T3", "T4"];
+export const NOT_BUILT_TIERS: readonly TierId[] = ["T4"];
 
 /** "T2 · desktop"; an unknown value as it is. */
 export function tierLabel(tier: string | null | undefined): string {
@@ -110,7 +110,7 @@ export function parseDraft(draft: TierDraft): { ok: true; value: TierSettingsVal
     if (threshold === null) fail("threshold", "must be a number from 0 to 1");
     else if (threshold < 0 || threshold > 1) fail("threshold", "is from 0 to 1");
     value[tier] = {
-      // T0 is every run's floor; T3 and T4 do not exist on this server.
+      // T0 is every run's floor; T4 does not exist on this server.
       enabled: tier === "T0" ? true : NOT_BUILT_TIERS.includes(tier) ? false : row.enabled,
       poolSize,
       idleTimeoutMin,

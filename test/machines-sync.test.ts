@@ -9,7 +9,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectMachine, ed25519KeyPair, pullWorkspace, pushWorkspace, removeRunFolder, type MachineConnection } from "@/server/machines";
+import {
+  connectMachine,
+  ed25519KeyPair,
+  pullWorkspace,
+  pushInPlace,
+  pushWorkspace,
+  removeRunFolder,
+  type MachineConnection,
+} from "@/server/machines";
 import { startTestSshd, type TestSshd } from "./helpers/sshd";
 
 let sshd: TestSshd;
@@ -153,4 +161,35 @@ describe("what the machine sends back is hostile", () => {
   it("a run id that is not one is refused before anything is typed", async () => {
     await expect(pushWorkspace(conn, path.join(dir, "ws"), "x; rm -rf ~")).rejects.toMatchObject({ code: "SYNC_FAILED" });
   });
+
+  for (const mode of ["bubblewrap", "user"] as const) {
+    it(`a push in place (${mode}) makes the machine's folder what the workspace holds, the folder itself kept; a symlink left there leads nowhere`, async () => {
+      const id = `${runId}-inplace-${mode}`;
+      const ws = path.join(dir, `inplace-${mode}`);
+      fs.mkdirSync(path.join(ws, "src"), { recursive: true });
+      fs.writeFileSync(path.join(ws, "keep.txt"), "v1\n");
+      fs.writeFileSync(path.join(ws, "gone.txt"), "gone\n");
+      await pushWorkspace(conn, ws, id);
+      const at = `rein-runs/${id}/workspace`;
+      const inode = await sh(`stat -c %i ${at}`);
+      // On the machine the run left a symlink to a folder of its user outside the workspace.
+      const victim = `rein-runs/${id}-victim`;
+      await sh(`mkdir -p ${victim} && echo mine > ${victim}/own.txt && ln -s ${home}/${victim} ${at}/escape`);
+      // Here the file tools changed the workspace: one file changed, one removed, one new, and a folder where the symlink is.
+      fs.writeFileSync(path.join(ws, "keep.txt"), "v2\n");
+      fs.rmSync(path.join(ws, "gone.txt"));
+      fs.writeFileSync(path.join(ws, "src/new.txt"), "new\n");
+      fs.mkdirSync(path.join(ws, "escape"));
+      fs.writeFileSync(path.join(ws, "escape/own.txt"), "overwritten?\n");
+
+      const report = await pushInPlace(conn, ws, id, { confinement: mode });
+      expect(report).toMatchObject({ direction: "push", files: 3, dirs: 2, symlinks: 0 });
+      expect(await sh(`stat -c %i ${at}`)).toBe(inode);
+      expect(await sh(`cd ${at} && find . -mindepth 1 | sort`)).toBe("./escape\n./escape/own.txt\n./keep.txt\n./src\n./src/new.txt\n");
+      expect(await sh(`cat ${at}/keep.txt ${at}/src/new.txt`)).toBe("v2\nnew\n");
+      expect(await sh(`test -L ${at}/escape || echo folder`)).toBe("folder\n");
+      expect(await sh(`cat ${victim}/own.txt`)).toBe("mine\n");
+      await sh(`rm -rf rein-runs/${id} ${victim}`);
+    });
+  }
 });

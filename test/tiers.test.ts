@@ -212,7 +212,7 @@ describe("refusals before anyone is asked", () => {
     expect(error.message).toBe("The run has spent $0 of its $0.001 budget; T2 (desktop) for 10 min (about $0.0083) would exceed it");
   }, 60_000);
 
-  it("TIER_DISABLED when an admin turned T2 off, and TIER_UNAVAILABLE for T3", async () => {
+  it("TIER_DISABLED when an admin turned T2 off, and for T3, off until an admin turns it on", async () => {
     attachTiers(tk, { desktops });
     const s = defaultTierSettings();
     s.T2.enabled = false;
@@ -223,7 +223,10 @@ describe("refusals before anyone is asked", () => {
       stopOnError: true,
       turns: [{ toolCalls: [{ tool: "upgrade_tier", args: { tier: "T3", reason: "more cores" } }] }],
     });
-    expect(await refusedWith(t3)).toEqual({ code: "TIER_UNAVAILABLE", message: "Remote machines (T3) are not available on this server" });
+    expect(await refusedWith(t3)).toEqual({
+      code: "TIER_DISABLED",
+      message: "T3 (remote machine) is turned off on this server (Settings › Tiers)",
+    });
   }, 60_000);
 
   it("TIER_UNAVAILABLE when the desktop programs are missing, with the pool's reason", async () => {

@@ -372,7 +372,8 @@ export function MachinesPage() {
         <div className="page-title-block">
           <h1>Machines</h1>
           <p>
-            Remote machines Rein reaches over SSH (T3), with a key pair of their own and a pinned host key. Runs do not move to them yet.
+            Remote machines Rein reaches over SSH (T3), with a key pair of their own and a pinned host key. A run moves to one when T3 is on
+            (Settings › Tiers) and its agent asks for it with upgrade_tier.
           </p>
         </div>
         <button type="button" className="btn btn-primary" onClick={() => setAdding(true)} data-testid="add-machine">

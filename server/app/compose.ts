@@ -33,7 +33,7 @@ import {
   probeSandbox,
   type SandboxStatus,
 } from "@/server/compute";
-import { TierController, connectTiers, defaultTierSettings, readTierSettings, type TierSettings } from "@/server/tiers";
+import { MachineRuns, TierController, connectTiers, defaultTierSettings, readTierSettings, type TierSettings } from "@/server/tiers";
 import { HitlBroker, HumanGate, RequestBus, connectHitl, ladderFromEnv, openLinkKeyRing, type Hitl } from "@/server/hitl";
 import { PolicyGate } from "@/server/policy";
 import { setPrice, startTelemetry } from "@/server/telemetry";
@@ -241,6 +241,8 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     budgets,
     terminals,
     desktops,
+    // T3: runs on registered machines over SSH, their connections held by the process executing them.
+    remote: new MachineRuns({ db, keyring, terminals, workspaceFor: kernel.deps.workspaceFor, graceMs: config.machineGraceMs }),
     workspaceFor: kernel.deps.workspaceFor,
     // The desktop's Chromium opens Rein's own pages (the demo site) on loopback.
     selfUrl: `http://${loopbackHost(config.host)}:${config.port}`,

@@ -174,6 +174,25 @@ export class PodPool implements TerminalProvider {
     return { pod, fromPool, startMs: performance.now() - t0 };
   }
 
+  /**
+   * Makes a pod started elsewhere the run's terminal (a remote machine's, on
+   * T3: docs/desktops-and-tiers.md#t3-remote-machines): the shell tool, the
+   * Terminal tab and take over use it from now on. The run's local pod, if
+   * any, is stopped; release() stops the adopted one like any other.
+   */
+  async adopt(runId: string, pod: PtyPod): Promise<void> {
+    const current = this.byRun.get(runId);
+    this.byRun.set(runId, pod);
+    if (current && current !== pod) await current.dispose("the run's terminal moved to another machine");
+    pod.onExit(() => {
+      if (this.byRun.get(runId) === pod) {
+        this.byRun.delete(runId);
+        this.listeners.forEach((l) => l(runId, null));
+      }
+    });
+    this.listeners.forEach((l) => l(runId, pod));
+  }
+
   get(runId: string): TerminalPod | undefined {
     const pod = this.byRun.get(runId);
     return pod?.alive() ? pod : undefined;

@@ -222,6 +222,13 @@ export const ENV = {
     default: "1",
     schema: checkedBy(desktopPoolSizeFromEnv).optional(),
   },
+  REIN_MACHINE_GRACE_SEC: {
+    group: "server",
+    description:
+      "How long, in seconds, Rein keeps trying to reconnect to a run's remote machine (T3) whose connection dropped before the run pauses with the reason, 0 to 3600.",
+    default: "60",
+    schema: count("REIN_MACHINE_GRACE_SEC", 0, 3600).default(60),
+  },
   REIN_SANDBOX: {
     group: "server",
     description: "Set to none to run agent shells and file access WITHOUT a sandbox, for development on hosts without bubblewrap.",

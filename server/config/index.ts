@@ -31,6 +31,8 @@ export interface ReinConfig {
   workers: number;
   /** Free space a run's next step needs in the data directory (bytes). */
   diskReserveBytes: number;
+  /** How long a run's dropped machine connection is retried before the run pauses. */
+  machineGraceMs: number;
   scriptedDelayMs: number;
   ui: boolean;
   podPoolSize: number;
@@ -132,6 +134,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminPassword: e.REIN_ADMIN_PASSWORD,
     workers: e.REIN_WORKERS,
     diskReserveBytes: e.REIN_DISK_RESERVE_MB * 1024 * 1024,
+    machineGraceMs: e.REIN_MACHINE_GRACE_SEC * 1000,
     scriptedDelayMs: e.REIN_SCRIPTED_DELAY_MS,
     ui: e.REIN_UI === "on",
     podPoolSize: e.REIN_POD_POOL_SIZE,

@@ -165,13 +165,38 @@ export type RunEventPayloads = {
     fromPool?: boolean;
     desktopId?: string;
     toolCallId?: string;
+    /** T3: the machine, and the workspace copied there (push) or back (pull). */
+    machineId?: string;
+    machineName?: string;
+    sync?: { direction: "push" | "pull"; files: number; bytes: number; ms: number; skipped: number };
+    /** Leaving a tier with a price: the time spent on it at its hourly cost (Settings › Tiers). */
+    costUsd?: number;
   };
   /** An upgrade was refused; `code` says why (TIER_DISABLED, COMPLEXITY_BELOW_THRESHOLD, ...). */
   "tier.refused": { from: string; to: string; code: string; message: string; toolCallId?: string };
   /** The run's tier lost its environment (a restart): the agent is told; a fresh one starts on next use. */
   "tier.lost": { tier: string; reason: string };
   /** A fresh environment for the tier the run is on (its desktop after a restart or a crash). */
-  "tier.restored": { tier: string; reason: string; durationMs: number; fromPool: boolean; desktopId?: string };
+  "tier.restored": {
+    tier: string;
+    reason: string;
+    durationMs: number;
+    fromPool: boolean;
+    desktopId?: string;
+    machineId?: string;
+    machineName?: string;
+  };
+  /** T3: the machine's workspace copied back after a shell command, or the run's sent before one (docs/desktops-and-tiers.md#t3-remote-machines). */
+  "tier.synced": {
+    tier: string;
+    toolCallId?: string;
+    /** pull (the default): the machine's copy came back; push: the run's copy went to the machine. */
+    direction?: "push" | "pull";
+    files: number;
+    bytes: number;
+    ms: number;
+    skipped: number;
+  };
   /** A line a person typed at the shell prompt while they controlled the terminal; `by` is the user id. */
   "terminal.input": { text: string; by: string; byName: string; approximate?: boolean };
   /** A person took over the run's terminal (the run pauses) or handed it back (it resumes). */

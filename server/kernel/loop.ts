@@ -49,6 +49,8 @@ export interface RunTiers {
   toolContext(run: RunRecord, toolCallId: string): Partial<ToolContext>;
   /** Before the first turn of an execution: what the agent must be told (its desktop did not survive a restart). */
   notice(run: RunRecord): Promise<{ text: string; events: NewRunEvent[] } | null>;
+  /** Why the run must pause before its next step (T3: its machine's connection dropped), or null. */
+  held?(runId: string): string | null;
 }
 
 /** Limits checked before each model call (server/limits): budgets. */
@@ -263,6 +265,8 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
       if (control.cancelRequested()) return (outcome = await end(deps, run, "canceled", "Canceled by an operator"));
       if (control.stopping()) return (outcome = "stopped");
       // Every step already ended with a checkpoint, so pausing here keeps INV-4.
+      const held = deps.tiers?.held?.(runId);
+      if (held) return (outcome = (await store.transition(runId, ["running"], "paused", { reason: held })) ? "paused" : "skipped");
       if (control.pauseRequested()) {
         return (outcome = (await store.transition(runId, ["running"], "paused", { reason: "Paused by an operator" }))
           ? "paused"
@@ -373,7 +377,9 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
 
 /** Gives a run whose agent uses the shell its terminal pod, and logs how it went. */
 async function attachTerminal(deps: KernelDeps, run: RunRecord) {
-  if (!deps.terminals || deps.tiers?.tierOf(run) === "T0") return;
+  // T0 has no terminal; T3's is on its machine, started by the tiers (docs/desktops-and-tiers.md#t3-remote-machines).
+  const tier = deps.tiers?.tierOf(run);
+  if (!deps.terminals || tier === "T0" || tier === "T3") return;
   // Only agents that use the shell need a pod at once (a hosted agent's terminals are the pod's); a later one attaches on first use.
   const spec = await deps.specs.get(run.agentName, run.agentVersion);
   if (!spec?.tools.includes("shell") && !spec?.hosted) return;

@@ -47,14 +47,17 @@ export {
 } from "@/lib/machines";
 export {
   pushWorkspace,
+  pushInPlace,
   pullWorkspace,
   removeRunFolder,
   runFolder,
   SyncError,
   DEFAULT_SYNC_LIMITS,
   DEFAULT_PULL_TIMEOUT_MS,
+  DEFAULT_PUSH_TIMEOUT_MS,
   type PullOptions,
   type SyncLimits,
   type SyncReport,
 } from "./sync";
 export { RemotePod, type RemotePodOptions, type RemoteConfinement } from "./remote-pod";
+export { readyMachines, chooseMachine, type MachineCandidate, type MachineChoice } from "./placement";

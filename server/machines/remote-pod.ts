@@ -186,15 +186,26 @@ export class RemotePod extends PtyPod {
    * is pulled back.
    */
   private async killRemote(): Promise<void> {
-    const base = runFolder(this.options.runId);
     const { conn } = this.options;
     this.sftp?.end();
     this.sftp = null;
     if (conn.isClosed || !this.folder) return;
+    await RemotePod.killLeftovers(conn, this.options.runId).catch(() => undefined);
+  }
+
+  /**
+   * What a pod of the run left on the machine: the processes of its shell's
+   * session (by the session id it wrote down) killed, its files (secrets,
+   * start script, history) removed. For a connection that dropped, from the next.
+   */
+  static async killLeftovers(conn: MachineConnection, runId: string): Promise<void> {
+    const base = runFolder(runId);
     const kill =
-      `p=$(head -c 16 ${base}/pod.pid 2>/dev/null); case "$p" in ''|*[!0-9]*) ;; *) pkill -KILL -s "$p"; kill -KILL -- "-$p";; esac 2>/dev/null; ` +
+      // SIGKILL lands a moment later: wait (up to 2 s) until nothing but zombies is left of the session.
+      `p=$(head -c 16 ${base}/pod.pid 2>/dev/null); case "$p" in ''|*[!0-9]*) ;; *) pkill -KILL -s "$p"; kill -KILL -- "-$p"; ` +
+      `for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do ps -o stat= -s "$p" | grep -q '^[^Z]' || break; sleep 0.1; done;; esac 2>/dev/null; ` +
       `rm -rf -- ${base}/secrets ${base}/etc ${base}/pod.sh ${base}/pod.pid ${base}/bash_history; true`;
-    await conn.exec(kill, { maxOutputBytes: 4096, signal: AbortSignal.timeout(15_000) }).catch(() => undefined);
+    await conn.exec(kill, { maxOutputBytes: 4096, signal: AbortSignal.timeout(15_000) });
   }
 
   override async dispose(reason = "it was stopped") {

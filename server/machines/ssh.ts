@@ -3,12 +3,15 @@
 // time, refuses any host key but the pinned one, and offers exec with streamed
 // output and an exit code, a PTY shell and an SFTP handle. Failures become
 // MachineConnectError with words a person can act on.
+import type { Writable } from "node:stream";
 import ssh2, { type ClientChannel, type SFTPWrapper } from "ssh2";
 import { addressOf } from "@/lib/machines";
 import { fingerprintOf, sameFingerprint } from "./keys";
 
 export const READY_TIMEOUT_MS = 10_000;
 const KEEPALIVE_MS = 15_000;
+/** How long the machine may take to open an SFTP session. */
+const SFTP_OPEN_TIMEOUT_MS = 30_000;
 const KEEPALIVE_MAX = 3;
 /** What exec keeps of each stream by default; onData still sees everything. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -179,6 +182,8 @@ export interface ShellOptions {
 
 /** A command's output as a stream (MachineConnection.execStream). */
 export interface MachineExecStream {
+  /** The command's stdin: end() sends end of file. */
+  stdin: Writable;
   stdout: AsyncIterable<Buffer>;
   done: Promise<{ code: number | null; signal: string | null; stderr: string }>;
   close(): void;
@@ -250,7 +255,16 @@ export class MachineConnection {
     return new Promise<ExecResult>((resolve, reject) => {
       if (opts.signal?.aborted) return reject(abortError());
       if (this.closed) return reject(new MachineConnectError("reset", "The connection to the machine is closed"));
+      // The signal bounds the wait for the machine to open the command's channel too.
+      let gaveUp = false;
+      const onEarlyAbort = () => {
+        gaveUp = true;
+        reject(abortError());
+      };
+      opts.signal?.addEventListener("abort", onEarlyAbort, { once: true });
       this.client.exec(command, (err, stream) => {
+        opts.signal?.removeEventListener("abort", onEarlyAbort);
+        if (gaveUp) return void (err ? undefined : stream.close());
         if (err) return reject(new MachineConnectError("protocol", `The machine did not run the command: ${err.message.slice(0, 200)}`));
         const out = new Capture(max);
         const errOut = new Capture(max);
@@ -310,6 +324,7 @@ export class MachineConnection {
           stream.on("close", () => settle({ code, signal, stderr: errOut.text() })),
         );
         resolve({
+          stdin: stream,
           stdout: stream as AsyncIterable<Buffer>,
           done,
           close: () => {
@@ -356,12 +371,21 @@ export class MachineConnection {
     });
   }
 
-  /** The machine's SFTP subsystem. */
-  sftp(): Promise<SFTPWrapper> {
+  /** The machine's SFTP subsystem, if the machine opens it within `timeoutMs`. */
+  sftp(timeoutMs = SFTP_OPEN_TIMEOUT_MS): Promise<SFTPWrapper> {
     return new Promise<SFTPWrapper>((resolve, reject) => {
-      this.client.sftp((err, sftp) =>
-        err ? reject(new MachineConnectError("protocol", `The machine has no SFTP: ${err.message.slice(0, 200)}`)) : resolve(sftp),
-      );
+      if (this.closed) return reject(new MachineConnectError("reset", "The connection to the machine is closed"));
+      let gaveUp = false;
+      const timer = setTimeout(() => {
+        gaveUp = true;
+        reject(new MachineConnectError("timeout", `The machine did not open SFTP within ${Math.round(timeoutMs / 100) / 10} s`));
+      }, timeoutMs);
+      this.client.sftp((err, sftp) => {
+        clearTimeout(timer);
+        if (gaveUp) return void (err ? undefined : sftp.end());
+        if (err) reject(new MachineConnectError("protocol", `The machine has no SFTP: ${err.message.slice(0, 200)}`));
+        else resolve(sftp);
+      });
     });
   }
 

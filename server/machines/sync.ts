@@ -27,6 +27,10 @@ export interface SyncLimits {
 }
 
 export const DEFAULT_SYNC_LIMITS: SyncLimits = { maxBytes: 2048 * 1024 * 1024, maxEntries: 100_000 };
+/** A pull's time limit. */
+export const DEFAULT_PULL_TIMEOUT_MS = 5 * 60_000;
+/** A push's time limit, from making the run's folder to the last file written. */
+export const DEFAULT_PUSH_TIMEOUT_MS = 5 * 60_000;
 
 export interface SyncReport {
   direction: "push" | "pull";
@@ -178,12 +182,12 @@ function failure(err: unknown, doing: string): Error {
 }
 
 /** Makes ~/rein-runs/<run>/workspace empty, each folder 0700. */
-async function freshRemoteFolder(conn: MachineConnection, runId: string): Promise<string> {
+async function freshRemoteFolder(conn: MachineConnection, runId: string, signal: AbortSignal): Promise<string> {
   const base = runFolder(runId);
   // Rein's own names (a checked run id): safe to type.
   const r = await conn.exec(
     `umask 077 && mkdir -p rein-runs/${runId} && chmod 700 rein-runs rein-runs/${runId} && rm -rf -- ${base}/workspace && mkdir ${base}/workspace`,
-    { maxOutputBytes: 4096, signal: AbortSignal.timeout(60_000) },
+    { maxOutputBytes: 4096, signal },
   );
   if (r.code !== 0) throw new SyncError("SYNC_FAILED", `Could not make the run's folder on the machine: ${r.stderr.trim().slice(0, 300)}`);
   return `${base}/workspace`;
@@ -205,11 +209,68 @@ export async function pushWorkspace(
   conn: MachineConnection,
   workspaceDir: string,
   runId: string,
-  opts: { limits?: SyncLimits; sftp?: SFTPWrapper } = {},
+  opts: { limits?: SyncLimits; sftp?: SFTPWrapper; signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<SyncReport> {
   const tally = new Tally("push", opts.limits ?? DEFAULT_SYNC_LIMITS);
-  const remote = await freshRemoteFolder(conn, runId);
-  const sftp = opts.sftp ?? (await conn.sftp());
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_PUSH_TIMEOUT_MS;
+  const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(opts.signal ? [opts.signal] : [])]);
+  // What the push holds, for the time limit to let go of.
+  const held: { sftp: SFTPWrapper | null; child: ChildProcess | null } = { sftp: null, child: null };
+  const release = () => {
+    if (held.child) killGroup(held.child);
+    if (held.sftp && !opts.sftp) held.sftp.end();
+  };
+  const work = async () => {
+    const remote = await freshRemoteFolder(conn, runId, signal);
+    signal.throwIfAborted();
+    held.sftp = opts.sftp ?? (await conn.sftp());
+    signal.throwIfAborted();
+    const sftp = held.sftp;
+    const local = readWorkspace(workspaceDir);
+    held.child = local.child;
+    const child = local.child;
+    await readTar(child.stdout! as AsyncIterable<Buffer>, async (entry, body) => {
+      signal.throwIfAborted();
+      const rel = entry.path.replace(/^\.\//, "").replace(/\/+$/, "");
+      if (rel === "" || rel === ".") return;
+      const problem = pathProblem(rel);
+      if (problem) return tally.skip(rel, problem);
+      const at = `${remote}/${rel}`;
+      if (entry.kind === "dir") {
+        tally.entry("dirs");
+        await call<void>((cb) => sftp.mkdir(at, { mode: (entry.mode & 0o777) | 0o700 }, (err) => cb(err, undefined)));
+      } else if (entry.kind === "symlink") {
+        if (!symlinkInside(rel, entry.target)) return tally.skip(rel, "a symlink leading out of the workspace");
+        tally.entry("symlinks");
+        await call<void>((cb) => sftp.symlink(entry.target, at, (err) => cb(err, undefined)));
+      } else if (entry.kind === "file") {
+        tally.entry("files", entry.size);
+        // A new file only ("wx": O_EXCL, which follows no symlink): the folder was empty, so a name
+        // already there is one the archive named twice, and what stands there is not written through.
+        await writeNewFile(sftp, at, (entry.mode & 0o777) | 0o600, body);
+      } else tally.skip(rel, "not a file, folder or symlink");
+    });
+    const code = await local.closed;
+    // tar exits 1 when a file changed while it was read (the agent may be working): the archive is still whole.
+    if (code !== 0 && code !== 1) throw new SyncError("SYNC_FAILED", `Reading the workspace failed: ${local.stderr().trim().slice(-300)}`);
+  };
+  try {
+    await withinLimit(work(), signal, () =>
+      opts.signal?.aborted
+        ? "Copying the workspace to the machine was stopped"
+        : `The workspace was not copied to the machine within ${Math.round(timeoutMs / 100) / 10} s`,
+    );
+  } catch (err) {
+    release();
+    throw failure(err, "Copying the workspace to the machine");
+  } finally {
+    if (held.sftp && !opts.sftp) held.sftp.end();
+  }
+  return tally.done();
+}
+
+/** The local tar that reads a workspace for a push: in the file sandbox, symlinks as symlinks. */
+function readWorkspace(workspaceDir: string): { child: ChildProcess; closed: Promise<number | null>; stderr: () => string } {
   const child = spawnInJail(
     workspaceDir,
     [
@@ -230,37 +291,91 @@ export async function pushWorkspace(
   let stderr = "";
   child.stderr!.on("data", (c: Buffer) => (stderr = (stderr + c.toString("utf8")).slice(-2000)));
   const closed = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-  try {
-    await readTar(child.stdout! as AsyncIterable<Buffer>, async (entry, body) => {
-      const rel = entry.path.replace(/^\.\//, "").replace(/\/+$/, "");
-      if (rel === "" || rel === ".") return;
-      const problem = pathProblem(rel);
-      if (problem) return tally.skip(rel, problem);
-      const at = `${remote}/${rel}`;
-      if (entry.kind === "dir") {
-        tally.entry("dirs");
-        await call<void>((cb) => sftp.mkdir(at, { mode: (entry.mode & 0o777) | 0o700 }, (err) => cb(err, undefined)));
-      } else if (entry.kind === "symlink") {
-        if (!symlinkInside(rel, entry.target)) return tally.skip(rel, "a symlink leading out of the workspace");
-        tally.entry("symlinks");
-        await call<void>((cb) => sftp.symlink(entry.target, at, (err) => cb(err, undefined)));
-      } else if (entry.kind === "file") {
-        tally.entry("files", entry.size);
-        // A new file only ("wx": O_EXCL, which follows no symlink): the folder was empty, so a name
-        // already there is one the archive named twice, and what stands there is not written through.
-        await writeNewFile(sftp, at, (entry.mode & 0o777) | 0o600, body);
-      } else tally.skip(rel, "not a file, folder or symlink");
-    });
-    const code = await closed;
+  return { child, closed, stderr: () => stderr };
+}
+
+/**
+ * Makes the machine's copy of the workspace what the run's workspace holds,
+ * in place: the folder on the machine stays (the run's shell there keeps its
+ * working directory, and its sandbox its view of the folder); what is in it
+ * is removed and the archive extracted there by a tar on the machine. With
+ * bubblewrap there, that tar runs in a sandbox that sees only the folder, so
+ * a symlink the run left or swaps in leads nowhere else; without, it runs as
+ * the machine's user, who can write there anyway. Every entry is checked
+ * here first, the totals bounded, the whole bounded in time. Used before a
+ * command when the run's file tools changed the workspace since the last
+ * copy (docs/desktops-and-tiers.md#a-run-on-a-machine).
+ */
+export async function pushInPlace(
+  conn: MachineConnection,
+  workspaceDir: string,
+  runId: string,
+  opts: { confinement: RemoteConfinement; limits?: SyncLimits; signal?: AbortSignal; timeoutMs?: number },
+): Promise<SyncReport> {
+  const tally = new Tally("push", opts.limits ?? DEFAULT_SYNC_LIMITS);
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_PUSH_TIMEOUT_MS;
+  const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(opts.signal ? [opts.signal] : [])]);
+  const held: { child: ChildProcess | null; closeRemote: (() => void) | null } = { child: null, closeRemote: null };
+  const extract = ["sh", "-c", "find . -mindepth 1 -delete && exec tar -x -f - --no-same-owner --delay-directory-restore"];
+  const command =
+    opts.confinement === "bubblewrap"
+      ? inWorkspaceSandbox(runId, "--bind", extract)
+      : `cd ${runFolder(runId)} && test -d workspace && test ! -L workspace && cd workspace && exec ${extract.map(shellQuote).join(" ")}`;
+  const work = async () => {
+    const remote = await conn.execStream(command, { maxOutputBytes: 4096 });
+    held.closeRemote = remote.close;
+    if (signal.aborted) remote.close();
+    remote.stdin.on("error", () => undefined); // a tar that stopped says why by its exit
+    void (async () => {
+      for await (const part of remote.stdout) void part;
+    })().catch(() => undefined);
+    const local = readWorkspace(workspaceDir);
+    held.child = local.child;
+    await readTar(local.child.stdout! as AsyncIterable<Buffer>, entryCopier(tally, remote.stdin, remote.done));
+    await put(remote.stdin, TAR_END, remote.done);
+    remote.stdin.end();
+    const code = await local.closed;
     // tar exits 1 when a file changed while it was read (the agent may be working): the archive is still whole.
-    if (code !== 0 && code !== 1) throw new SyncError("SYNC_FAILED", `Reading the workspace failed: ${stderr.trim().slice(-300)}`);
+    if (code !== 0 && code !== 1) throw new SyncError("SYNC_FAILED", `Reading the workspace failed: ${local.stderr().trim().slice(-300)}`);
+    const status = await remote.done;
+    if (status.code !== 0)
+      throw new SyncError(
+        "SYNC_FAILED",
+        `Writing the workspace on the machine failed: ${status.stderr.trim().slice(-300) || `exit ${status.code ?? status.signal ?? "unknown"}`}`,
+      );
+  };
+  try {
+    await withinLimit(work(), signal, () =>
+      opts.signal?.aborted
+        ? "Copying the workspace to the machine was stopped"
+        : `The workspace was not copied to the machine within ${Math.round(timeoutMs / 100) / 10} s`,
+    );
   } catch (err) {
-    killGroup(child);
+    held.closeRemote?.();
+    if (held.child) killGroup(held.child);
     throw failure(err, "Copying the workspace to the machine");
-  } finally {
-    if (!opts.sftp) sftp.end();
   }
   return tally.done();
+}
+
+/**
+ * The work's result, or a SYNC_FAILED with `words` as soon as the signal
+ * aborts (what the work is waiting on may never answer: a machine that went
+ * quiet). The caller lets go of what the work holds.
+ */
+async function withinLimit<T>(working: Promise<T>, signal: AbortSignal, words: () => string): Promise<T> {
+  working.catch(() => undefined); // when the limit won, what the work says after is not heard
+  let onAbort = () => undefined as void;
+  const stopped = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new SyncError("SYNC_FAILED", words()));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([working, stopped]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
 }
 
 interface RemoteEntry extends TarEntry {
@@ -350,7 +465,6 @@ async function* archiveOf(sftp: SFTPWrapper, entries: RemoteEntry[]): AsyncGener
 }
 
 /** How long a pull may take before it is given up (a machine that stalls does not hold it forever). */
-export const DEFAULT_PULL_TIMEOUT_MS = 5 * 60_000;
 
 export interface PullOptions {
   /**
@@ -387,21 +501,72 @@ async function put(stdin: Writable, chunk: Buffer, closed: Promise<unknown>): Pr
  * folder is a checked run id.
  */
 function sandboxedTar(runId: string): string {
+  const tar = ["tar", "-c", "-f", "-", "--format=pax", "--numeric-owner", "--hard-dereference", "--one-file-system", "."];
+  return inWorkspaceSandbox(runId, "--ro-bind", tar);
+}
+
+/**
+ * `command` run on the machine in the run's workspace folder (checked to be a
+ * folder, not a symlink), at /w in a bubblewrap sandbox that sees nothing else
+ * of the machine's user (`bind`: read-only or not), no network, the system
+ * read-only. Everything here is Rein's own text; the folder is a checked run id.
+ */
+function inWorkspaceSandbox(runId: string, bind: "--ro-bind" | "--bind", command: string[]): string {
   const a = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/usr", "/usr"];
   for (const dir of ["/bin", "/lib", "/lib64", "/sbin"]) a.push("--ro-bind-try", dir, dir);
   a.push("--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache", "--dev", "/dev", "--tmpfs", "/tmp");
   const inner = ["--chdir", "/w", "--clearenv", "--setenv", "LC_ALL", "C", "--setenv", "PATH", "/usr/bin:/bin"];
-  const tar = ["tar", "-c", "-f", "-", "--format=pax", "--numeric-owner", "--hard-dereference", "--one-file-system", "."];
   const q = (args: string[]) => args.map(shellQuote).join(" ");
   return (
     `cd ${runFolder(runId)} && test -d workspace && test ! -L workspace && ` +
-    `exec ${q(a)} --ro-bind "$PWD/workspace" /w ${q(inner)} ${q(tar)}`
+    `exec ${q(a)} ${bind} "$PWD/workspace" /w ${q(inner)} ${q(command)}`
   );
 }
 
 /** Raw archive bytes a pull takes beyond its file bytes: headers and pax records of every entry it may count. */
 const archiveAllowance = (limits: SyncLimits) => limits.maxEntries * (MAX_PAX_ALLOWANCE + 1024) + 1024 * 1024;
 const MAX_PAX_ALLOWANCE = 66 * 1024;
+
+/**
+ * An archive's entries, checked one by one and written again as a tar stream
+ * to `out` (a tar that extracts them): a name may come once, and only inside
+ * a folder written before it; a symlink only when it stays inside; files,
+ * folders and symlinks only, with modes Rein sets. The rest is counted and
+ * listed as skipped.
+ */
+function entryCopier(tally: Tally, out: Writable, closed: Promise<unknown>) {
+  const written = new Map<string, TarKind>();
+  return async (entry: TarEntry, body: AsyncIterable<Buffer>): Promise<void> => {
+    const rel = entry.path.replace(/^\.\//, "").replace(/\/+$/, "");
+    if (rel === "" || rel === ".") return;
+    const problem = pathProblem(rel);
+    if (problem) return tally.skip(rel, problem);
+    if (written.has(rel)) return tally.skip(rel, "a name listed twice");
+    const parent = rel.includes("/") ? rel.slice(0, rel.lastIndexOf("/")) : null;
+    if (parent !== null && written.get(parent) !== "dir") return tally.skip(rel, "a name inside something that is not a folder");
+    if (entry.kind === "dir") {
+      tally.entry("dirs");
+      written.set(rel, "dir");
+      await put(out, tarHeader({ ...entry, path: rel, mode: (entry.mode & 0o777) | 0o700, size: 0, target: "" }), closed);
+    } else if (entry.kind === "symlink") {
+      if (!symlinkInside(rel, entry.target)) return tally.skip(rel, "a symlink leading out of the workspace");
+      tally.entry("symlinks");
+      written.set(rel, "symlink");
+      await put(out, tarHeader({ ...entry, path: rel, mode: 0o777, size: 0 }), closed);
+    } else if (entry.kind === "file") {
+      tally.entry("files", entry.size);
+      written.set(rel, "file");
+      await put(out, tarHeader({ ...entry, path: rel, mode: (entry.mode & 0o777) | 0o600, target: "" }), closed);
+      let got = 0;
+      for await (const part of body) {
+        got += part.length;
+        await put(out, part, closed);
+      }
+      if (got !== entry.size) throw new SyncError("SYNC_FAILED", "The archive ended inside a file");
+      await put(out, tarPadding(entry.size), closed);
+    } else tally.skip(rel, "not a file, folder or symlink");
+  };
+}
 
 /** The workspace read in a sandbox on the machine, as the tar stream a local tar extracts; checked entry by entry. */
 async function pullSandboxed(
@@ -428,38 +593,8 @@ async function pullSandboxed(
     return got;
   };
   const counted: AsyncIterable<Buffer> = { [Symbol.asyncIterator]: () => ({ next }) };
-  // What was written, by path: a name may come once, and only inside a folder written before it.
-  const written = new Map<string, TarKind>();
-  const reading = readTar(counted, async (entry, body) => {
-    const rel = entry.path.replace(/^\.\//, "").replace(/\/+$/, "");
-    if (rel === "" || rel === ".") return;
-    const problem = pathProblem(rel);
-    if (problem) return tally.skip(rel, problem);
-    if (written.has(rel)) return tally.skip(rel, "a name listed twice");
-    const parent = rel.includes("/") ? rel.slice(0, rel.lastIndexOf("/")) : null;
-    if (parent !== null && written.get(parent) !== "dir") return tally.skip(rel, "a name inside something that is not a folder");
-    if (entry.kind === "dir") {
-      tally.entry("dirs");
-      written.set(rel, "dir");
-      await put(stdin, tarHeader({ ...entry, path: rel, mode: (entry.mode & 0o777) | 0o700, size: 0, target: "" }), closed);
-    } else if (entry.kind === "symlink") {
-      if (!symlinkInside(rel, entry.target)) return tally.skip(rel, "a symlink leading out of the workspace");
-      tally.entry("symlinks");
-      written.set(rel, "symlink");
-      await put(stdin, tarHeader({ ...entry, path: rel, mode: 0o777, size: 0 }), closed);
-    } else if (entry.kind === "file") {
-      tally.entry("files", entry.size);
-      written.set(rel, "file");
-      await put(stdin, tarHeader({ ...entry, path: rel, mode: (entry.mode & 0o777) | 0o600, target: "" }), closed);
-      let got = 0;
-      for await (const part of body) {
-        got += part.length;
-        await put(stdin, part, closed);
-      }
-      if (got !== entry.size) throw new SyncError("SYNC_FAILED", "The archive ended inside a file");
-      await put(stdin, tarPadding(entry.size), closed);
-    } else tally.skip(rel, "not a file, folder or symlink");
-  });
+  const copy = entryCopier(tally, stdin, closed);
+  const reading = readTar(counted, copy);
   try {
     await reading;
   } catch (err) {

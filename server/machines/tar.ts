@@ -63,6 +63,23 @@ class ByteReader {
     return all.subarray(0, n);
   }
 
+  /**
+   * What follows the archive's end blocks (the rest of tar's last record) read
+   * and dropped, up to `max` bytes; then the source is let go. A stream left
+   * half read never ends, and a process writing it never closes.
+   */
+  async drain(max: number): Promise<void> {
+    let seen = this.length;
+    this.chunks = [];
+    this.length = 0;
+    while (!this.ended && seen <= max) {
+      const next = await this.source.next();
+      if (next.done) this.ended = true;
+      else seen += next.value.length;
+    }
+    if (!this.ended) await this.source.return?.();
+  }
+
   /** The next n bytes as they arrive, without holding them. */
   async *stream(n: number): AsyncGenerator<Buffer> {
     let left = n;
@@ -118,6 +135,9 @@ function paxRecords(data: Buffer): Record<string, string> {
   return out;
 }
 
+/** After the end blocks: GNU tar pads its last record to 10 KiB; more is not read. */
+const MAX_TRAILING_BYTES = 1024 * 1024;
+
 /**
  * Calls `onEntry` for each entry of the archive, in order; `body` yields its
  * content (files only) and what is not read of it is skipped.
@@ -131,7 +151,7 @@ export async function readTar(
   for (;;) {
     const h = await reader.take(BLOCK);
     if (!h) throw new TarFormatError("The archive ended without its end blocks");
-    if (h.every((b) => b === 0)) return;
+    if (h.every((b) => b === 0)) return reader.drain(MAX_TRAILING_BYTES);
     if (h.subarray(257, 262).toString("ascii") !== "ustar") throw new TarFormatError("Not a ustar or pax header");
     const flag = String.fromCharCode(h[156]);
     const declared = octal(h, 124, 12);

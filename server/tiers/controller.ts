@@ -17,8 +17,11 @@ import {
   type ToolReviewer,
 } from "@/server/tools";
 import { joinWorkspace, type DesktopProvider, type TerminalPods } from "./environments";
+import { MachineBoundWorkspace, syncFigures, type Entered, type MachineRuns } from "./remote";
+import type { MachineCandidate } from "@/server/machines";
+import { machineTerminal, type MachineTerminalHost } from "./remote-terminal";
 import { complexityOf, decideUpgrade, estimatedCostUsd, tierLabel } from "./machine";
-import { lostSummary, noDesktopReason, upgradeSummary } from "./summary";
+import { lostSummary, noDesktopReason, reconnectedSummary, upgradeSummary } from "./summary";
 import { defaultTierSettings, readTierSettings } from "./settings";
 import { NOT_BUILT, TIER_IDS, tierRank, type TierId, type TierSettings } from "./types";
 import { formatCost } from "@/lib/format";
@@ -33,6 +36,8 @@ export interface TierControllerDeps {
   defaults?: TierSettings;
   terminals?: TerminalPods;
   desktops?: DesktopProvider;
+  /** T3: runs on registered remote machines; absent: T3 is not available here. */
+  remote?: MachineRuns;
   workspaceFor(runId: string): Workspace;
   /** Rein's own origin on loopback: browser tools open paths ("/demo-site/form") on it. */
   selfUrl?: string;
@@ -59,6 +64,10 @@ interface RunTier {
   left?: string;
   /** A person has taken over the desktop: it is in use, whatever the agent does. */
   held?: boolean;
+  /** When the run entered its tier (T3's cost on leaving). */
+  since?: number;
+  /** T3: the run's machine; `lost` says why its connection is gone, and the run pauses with it. */
+  machine?: { id: string; name: string; lost?: string };
   /** The agent was told its desktop is gone; told again only after it had a new one. */
   toldLost?: boolean;
 }
@@ -81,8 +90,10 @@ class SandboxlessWorkspace extends Workspace {
 }
 const NO_SANDBOX = "The run is on T0 (gateway): model calls and stateless tools only";
 
-export class TierController implements TierAccess {
+export class TierController implements TierAccess, MachineTerminalHost {
   private readonly runs = new Map<string, RunTier>();
+  /** Retries of dropped machine connections in flight, by run. */
+  private readonly regains = new Map<string, Promise<boolean>>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: TierControllerDeps) {
@@ -123,6 +134,10 @@ export class TierController implements TierAccess {
     if (NOT_BUILT[tier]) return NOT_BUILT[tier]!;
     if (tier === "T1") return this.deps.terminals ? this.deps.terminals.unavailable() : "this server runs no terminal pods";
     if (tier === "T2") return this.deps.desktops ? this.deps.desktops.unavailable() : "this server runs no desktops";
+    if (tier === "T3") {
+      if (!this.deps.remote) return "this server runs no remote machines";
+      return this.deps.terminals?.adopt ? null : "this server runs no terminal pods";
+    }
     return null;
   }
 
@@ -144,11 +159,17 @@ export class TierController implements TierAccess {
       ctx.workspace = new SandboxlessWorkspace(this.deps.workspaceFor(run.id).root);
       ctx.terminal = { unavailable: `${NO_SANDBOX}; there is no shell. Call upgrade_tier with tier "T1" to get one.` };
     }
+    if (tier === "T3" && this.deps.remote) {
+      const remote = this.deps.remote;
+      ctx.terminal = machineTerminal(this, remote, run.id, toolCallId);
+      ctx.workspace = new MachineBoundWorkspace(this.deps.workspaceFor(run.id), () => remote.changedHere(run.id));
+    }
     return ctx;
   }
 
   private desktopFor(runId: string, tier: string): ToolContext["desktop"] {
     if (tierRank(tier) < 2) return { unavailable: noDesktopReason(tier, this.runs.get(runId)?.left) };
+    if (tier === "T3") return { unavailable: "The run is on T3 (remote machine): it has a shell on the machine and no desktop" };
     const { desktops } = this.deps;
     const why = this.unavailable("T2");
     if (!desktops || why) return { unavailable: `T2 (desktop) is not available on this server: ${why}` };
@@ -190,6 +211,7 @@ export class TierController implements TierAccess {
    */
   async notice(run: RunRecord): Promise<{ text: string; events: NewRunEvent[] } | null> {
     const tier = this.tierOf(run);
+    if (tier === "T3" && this.deps.remote) return this.reconnect(run);
     if (tierRank(tier) < 2 || !this.deps.desktops || this.deps.desktops.get(run.id)) return null;
     const known = this.runs.get(run.id);
     if (known?.toldLost) return null;
@@ -204,7 +226,7 @@ export class TierController implements TierAccess {
     const { db } = this.deps;
     const row = await db.run.findUnique({
       where: { id: request.runId },
-      select: { tier: true, complexity: true, agentName: true, agentVersion: true },
+      select: { tier: true, complexity: true, agentName: true, agentVersion: true, teamId: true, team: { select: { name: true } } },
     });
     if (!row) throw new ToolError("NOT_FOUND", `Run ${request.runId} was not found`);
     const spec = await this.deps.specs.get(row.agentName, row.agentVersion);
@@ -225,7 +247,14 @@ export class TierController implements TierAccess {
       budget: budget.ok ? ({ ok: true } as const) : ({ ok: false, reason: budget.reason ?? "A budget would be exceeded" } as const),
       consent,
     };
-    return { facts, from, agent: spec?.name ?? row.agentName };
+    let machine: MachineCandidate | undefined;
+    if (to === "T3" && this.deps.remote && !facts.unavailable) {
+      const team = { id: row.teamId, name: row.team?.name ?? "(no team)" };
+      const choice = await this.deps.remote.choose(request.runId, team, machineLabels(spec?.guardrails));
+      if (choice.ok) machine = choice.machine;
+      Object.assign(facts, { machine: choice.ok ? { ok: true, name: choice.machine.name } : choice });
+    }
+    return { facts, from, agent: spec?.name ?? row.agentName, machine };
   }
 
   private async requested(request: TierRequest, from: string, agent: string) {
@@ -239,17 +268,24 @@ export class TierController implements TierAccess {
   }
 
   async consentNeeded(request: TierRequest): Promise<ConsentQuestion | null> {
-    const { facts, from, agent } = await this.facts(request, null);
+    const { facts, from, agent, machine } = await this.facts(request, null);
     await this.requested(request, from, agent);
     const decision = decideUpgrade(facts);
     if (decision.kind !== "needs_consent") return null;
     const setting = facts.settings[facts.to];
     const estimate = estimatedCostUsd(setting);
+    const offer =
+      facts.to === "T3"
+        ? `${tierLabel(facts.to)} runs its shell on the machine ${machine?.name ?? "(none)"} over SSH: the run's workspace is copied there, and back after each command (watch or take over in the run's Terminal tab). `
+        : `${tierLabel(facts.to)} gives it a desktop with Chromium it drives on its own (watch or take over in the run's Desktop tab). `;
     return {
-      title: `Let ${agent} move to ${tierLabel(facts.to)}?`,
+      title:
+        facts.to === "T3"
+          ? `Let ${agent} move to ${tierLabel(facts.to)} on ${machine?.name}?`
+          : `Let ${agent} move to ${tierLabel(facts.to)}?`,
       detail:
         `The agent asks: ${request.reason}\n\n` +
-        `${tierLabel(facts.to)} gives it a desktop with Chromium it drives on its own (watch or take over in the run's Desktop tab). ` +
+        offer +
         `Estimated cost: ${formatCost(estimate)} (${setting.costPerHourUsd} USD an hour, for at least ${setting.idleTimeoutMin ?? 60} min). ` +
         `Approve to move the run; reject and the agent is told it may not.`,
       requiredRole: decision.role,
@@ -264,7 +300,7 @@ export class TierController implements TierAccess {
     // The same after a restart: the move is in the event log, keyed by the call.
     const replayed = await this.movedBy(request);
     if (replayed) return replayed;
-    const { facts, from, agent } = await this.facts(request, request.consent ?? null);
+    const { facts, from, agent, machine } = await this.facts(request, request.consent ?? null);
     await this.requested(request, from, agent);
     let decision = decideUpgrade(facts);
     if (decision.kind === "needs_consent") {
@@ -275,7 +311,7 @@ export class TierController implements TierAccess {
       };
     }
     if (decision.kind === "refused") return this.refuse(request, from, decision.code, decision.message, decision.reviewer);
-    return this.migrate(request, from, facts.to, agent);
+    return this.migrate(request, from, facts.to, agent, machine);
   }
 
   /** The answer this call got before the server stopped, if it moved the run and the run is still there. */
@@ -313,15 +349,22 @@ export class TierController implements TierAccess {
   }
 
   /** Provision the target, join it to the workspace, check it is live, then record the move. */
-  private async migrate(request: TierRequest, from: string, to: TierId, agent: string): Promise<UpgradeOutput> {
+  private async migrate(request: TierRequest, from: string, to: TierId, agent: string, machine?: MachineCandidate): Promise<UpgradeOutput> {
     const { runId } = request;
     const started = this.now();
     const workspace = this.deps.workspaceFor(runId);
     let fromPool: boolean | undefined;
     let desktopId: string | undefined;
+    let entered: Entered | undefined;
     try {
       await workspace.ensure();
-      if (from === "T0" && this.deps.terminals && !this.deps.terminals.get(runId)) {
+      if (to === "T3") {
+        if (!machine || !this.deps.remote) throw new Error("no machine was chosen");
+        // A desktop does not come along to the machine.
+        await this.deps.desktops?.release(runId, "the run moved to a remote machine");
+        entered = await this.deps.remote.enter(runId, machine, (id) => void this.regain(id));
+      }
+      if (from === "T0" && to !== "T3" && this.deps.terminals && !this.deps.terminals.get(runId)) {
         const attached = await this.deps.terminals.attach(runId, workspace.root);
         ({ fromPool } = attached);
         const { pod, startMs } = attached;
@@ -348,10 +391,19 @@ export class TierController implements TierAccess {
       from,
       durationMs,
       ...(fromPool === undefined ? {} : { fromPool }),
-      summary: upgradeSummary({ from, to, durationMs, workspaceDir: workspace.root, priorSteps: priorSteps.stepCount }),
+      summary: upgradeSummary({
+        from,
+        to,
+        durationMs,
+        workspaceDir: workspace.root,
+        priorSteps: priorSteps.stepCount,
+        ...(entered ? { machine: entered.machine.name } : {}),
+      }),
     };
     const state = this.remember(runId, to);
     state.lastUse = this.now();
+    state.since = this.now();
+    state.machine = entered ? { id: entered.machine.id, name: entered.machine.name } : undefined;
     state.left = undefined;
     state.toldLost = false;
     state.upgrade = { toolCallId: request.toolCallId, output };
@@ -366,6 +418,13 @@ export class TierController implements TierAccess {
           durationMs,
           ...(fromPool === undefined ? {} : { fromPool }),
           ...(desktopId ? { desktopId } : {}),
+          ...(entered
+            ? {
+                machineId: entered.machine.id,
+                machineName: entered.machine.name,
+                sync: { direction: "push" as const, ...syncFigures(entered.push) },
+              }
+            : {}),
           toolCallId: request.toolCallId,
         },
         { actor: `agent:${agent}`, key: `tier-changed:${request.toolCallId}` },
@@ -374,16 +433,34 @@ export class TierController implements TierAccess {
     return output;
   }
 
-  /** Down to T1: the desktop goes; recorded with why. */
+  /** Down to T1: the desktop goes, or the machine (its workspace copied back first); recorded with why and, for T3, what it cost. */
   private async leave(runId: string, from: string, trigger: "idle" | "run_end", reason: string): Promise<void> {
     const started = this.now();
+    const before = this.runs.get(runId);
     await this.deps.desktops?.release(runId, reason.toLowerCase());
+    const left = from === "T3" ? await this.deps.remote?.leave(runId) : null;
     await this.deps.db.run.updateMany({ where: { id: runId, tier: from }, data: { tier: "T1" } });
+    let costUsd: number | undefined;
+    if (from === "T3" && before?.since !== undefined) {
+      const hours = (this.now() - before.since) / 3_600_000;
+      costUsd = Math.round(hours * (await this.settings()).T3.costPerHourUsd * 1e6) / 1e6;
+    }
     const state = this.remember(runId, "T1");
-    state.left = reason;
+    state.left = left?.problem ? `${reason}; ${left.problem}` : reason;
     state.upgrade = undefined;
+    state.machine = undefined;
+    state.since = this.now();
     await this.deps.runs.appendEvents(runId, [
-      event("tier.changed", { from, to: "T1", reason, trigger, durationMs: Math.round(this.now() - started) }),
+      event("tier.changed", {
+        from,
+        to: "T1",
+        reason: state.left,
+        trigger,
+        durationMs: Math.round(this.now() - started),
+        ...(left ? { machineId: left.machine.id, machineName: left.machine.name } : {}),
+        ...(left?.pulled ? { sync: { direction: "pull" as const, ...syncFigures(left.pulled) } } : {}),
+        ...(costUsd === undefined ? {} : { costUsd }),
+      }),
     ]);
   }
 
@@ -404,19 +481,182 @@ export class TierController implements TierAccess {
     state.lastUse = this.now();
   }
 
-  /** One pass of the idle downgrade: a desktop with no browser tool call for the tier's idle timeout goes. */
+  /**
+   * One pass of the idle downgrade: a desktop with no browser tool call for
+   * T2's idle timeout goes; a machine with no shell command for T3's is left.
+   */
   async tick(): Promise<number> {
     const settings = await this.settings();
-    const idleMin = settings.T2.idleTimeoutMin;
-    if (idleMin === null || !this.deps.desktops) return 0;
     let n = 0;
     for (const [runId, state] of this.runs) {
-      if (state.tier !== "T2" || state.held || !this.deps.desktops.get(runId)) continue;
-      if (this.now() - state.lastUse < idleMin * 60_000) continue;
-      await this.leave(runId, "T2", "idle", `No browser tool call for ${idleMin} min: the desktop was released`);
-      n++;
+      const idleMin = state.tier === "T2" || state.tier === "T3" ? settings[state.tier].idleTimeoutMin : null;
+      if (idleMin === null || state.held || this.now() - state.lastUse < idleMin * 60_000) continue;
+      if (state.tier === "T2" && this.deps.desktops?.get(runId)) {
+        await this.leave(runId, "T2", "idle", `No browser tool call for ${idleMin} min: the desktop was released`);
+        n++;
+      } else if (state.tier === "T3" && this.deps.remote?.session(runId)) {
+        await this.leave(
+          runId,
+          "T3",
+          "idle",
+          `No shell command for ${idleMin} min: the run left the machine ${state.machine?.name ?? ""}`.trim(),
+        );
+        n++;
+      }
     }
     return n;
+  }
+
+  /** A run on T3 paused: what the machine's workspace holds is copied back, so Files shows it (the pod stays for take over). */
+  async runPaused(runId: string): Promise<void> {
+    if (this.runs.get(runId)?.tier !== "T3" || !this.deps.remote) return;
+    const pulled = await this.deps.remote.pull(runId).catch(() => null);
+    if (pulled) await this.synced(runId, "", syncFigures(pulled));
+  }
+
+  /** Why the run must pause before its next step (its machine's connection dropped), or null. */
+  held(runId: string): string | null {
+    return this.runs.get(runId)?.machine?.lost ?? null;
+  }
+
+  touched(runId: string): void {
+    const state = this.runs.get(runId);
+    if (state) state.lastUse = this.now();
+  }
+
+  machineName(runId: string): string {
+    return this.runs.get(runId)?.machine?.name ?? "of this run";
+  }
+
+  /**
+   * The run's connection dropped: Rein reconnects to the machine within the
+   * grace period (REIN_MACHINE_GRACE_SEC) and the run goes on; when it cannot,
+   * the run pauses before its next step with the reason. Whoever notices the
+   * drop first (the connection's close, a command) starts it; the others wait
+   * for the same outcome. True when the run has its connection again.
+   */
+  regain(runId: string): Promise<boolean> {
+    let pending = this.regains.get(runId);
+    if (!pending) {
+      pending = this.tryRegain(runId).finally(() => this.regains.delete(runId));
+      this.regains.set(runId, pending);
+    }
+    return pending;
+  }
+
+  private async tryRegain(runId: string): Promise<boolean> {
+    const remote = this.deps.remote;
+    const state = this.runs.get(runId);
+    if (!remote || state?.tier !== "T3") return false;
+    const name = state.machine?.name ?? "of this run";
+    const back = await remote.regain(runId);
+    if (back.ok) {
+      if (back.attempts === 0) return true;
+      state.lastUse = this.now();
+      const seconds = Math.round(back.ms / 100) / 10;
+      await this.deps.runs.appendEvents(runId, [
+        event("tier.restored", {
+          tier: "T3",
+          reason:
+            `The connection to the machine ${name} dropped: Rein reconnected after ${seconds} s ` +
+            `(${back.attempts} ${back.attempts === 1 ? "try" : "tries"}) and copied the workspace back and to the machine again`,
+          durationMs: back.ms,
+          fromPool: false,
+          machineId: back.machine.id,
+          machineName: back.machine.name,
+        }),
+      ]);
+      if (back.pulled) await this.synced(runId, "", syncFigures(back.pulled));
+      return true;
+    }
+    if (!back.machine) return false;
+    const seconds = Math.round(back.ms / 1000);
+    const reason = `The connection to the machine ${name} dropped and Rein could not reconnect within ${seconds} s (${back.reason})`;
+    this.machineLost(runId, reason);
+    await this.deps.runs.appendEvents(runId, [event("tier.lost", { tier: "T3", reason })]);
+    return false;
+  }
+
+  machineLost(runId: string, reason: string): void {
+    const machine = this.runs.get(runId)?.machine;
+    if (machine && !machine.lost) machine.lost = `${reason}; it resumes on the machine when a person resumes it`;
+  }
+
+  async synced(
+    runId: string,
+    toolCallId: string,
+    figures: ReturnType<typeof syncFigures>,
+    direction: "push" | "pull" = "pull",
+  ): Promise<void> {
+    await this.deps.runs.appendEvents(runId, [
+      event("tier.synced", { tier: "T3", ...(toolCallId ? { toolCallId } : {}), direction, ...figures }),
+    ]);
+  }
+
+  /**
+   * Before the first turn of an execution of a run on T3: its machine's
+   * connection is there (the workspace copied back, in case a person worked
+   * in the terminal), or it is made again, the workspace pushed, a new pod
+   * started, and the agent told. When that fails the run pauses again, saying why.
+   */
+  private async reconnect(run: Pick<RunRecord, "id" | "tier">): Promise<{ text: string; events: NewRunEvent[] } | null> {
+    const remote = this.deps.remote!;
+    const state = this.remember(run.id, "T3");
+    if (remote.session(run.id) && !remote.dropped(run.id)) {
+      await this.runPaused(run.id);
+      return null;
+    }
+    remote.forget(run.id);
+    const started = this.now();
+    const cause = state.machine?.lost ?? "The server restarted";
+    const row = await this.deps.db.run.findUnique({
+      where: { id: run.id },
+      select: { teamId: true, team: { select: { name: true } }, agentName: true, agentVersion: true },
+    });
+    const spec = row ? await this.deps.specs.get(row.agentName, row.agentVersion) : undefined;
+    const team = { id: row?.teamId ?? null, name: row?.team?.name ?? "(no team)" };
+    const previous = state.machine?.id ?? (await this.lastMachine(run.id));
+    try {
+      const choice = await remote.choose(run.id, team, machineLabels(spec?.guardrails), previous);
+      if (!choice.ok) throw new Error(choice.reason);
+      // The same machine: its copy of the workspace may be newer (a command cut off by the drop), so it comes back first.
+      const entered = await remote.enter(run.id, choice.machine, (id) => void this.regain(id), {
+        pullFirst: choice.machine.id === previous,
+      });
+      state.machine = { id: entered.machine.id, name: entered.machine.name };
+      state.lastUse = this.now();
+      state.since ??= this.now();
+      const reason = `${cause}: Rein reconnected to ${entered.machine.name} and copied the workspace there again`;
+      return {
+        text: reconnectedSummary(entered.machine.name, cause),
+        events: [
+          event("tier.restored", {
+            tier: "T3",
+            reason,
+            durationMs: Math.round(this.now() - started),
+            fromPool: false,
+            machineId: entered.machine.id,
+            machineName: entered.machine.name,
+          }),
+        ],
+      };
+    } catch (err) {
+      const name = state.machine?.name ?? "of this run";
+      state.machine = { id: previous ?? "", name, lost: `Rein could not reconnect to the machine ${name}: ${(err as Error).message}` };
+      const lost = state.machine.lost!;
+      return { text: `[Rein] ${lost}. The run paused before your next turn.`, events: [event("tier.lost", { tier: "T3", reason: lost })] };
+    }
+  }
+
+  /** The machine the run was last moved to (after a restart nothing else remembers it). */
+  private async lastMachine(runId: string): Promise<string | undefined> {
+    const moved = await this.deps.db.runEvent.findFirst({
+      where: { runId, type: { in: ["tier.changed", "tier.restored"] } },
+      orderBy: { seq: "desc" },
+      select: { payload: true },
+    });
+    const id = moved ? (JSON.parse(moved.payload) as { machineId?: unknown }).machineId : undefined;
+    return typeof id === "string" ? id : undefined;
   }
 
   /** Runs the idle downgrade every `intervalMs`. */
@@ -430,4 +670,10 @@ export class TierController implements TierAccess {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
   }
+}
+
+/** The labels an agent's machines should have (guardrails.machineLabels in its spec), at most 8. */
+function machineLabels(guardrails: Record<string, unknown> | undefined): string[] {
+  const raw = guardrails?.machineLabels;
+  return Array.isArray(raw) ? raw.filter((l): l is string => typeof l === "string" && l.length <= 32).slice(0, 8) : [];
 }

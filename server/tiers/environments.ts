@@ -5,14 +5,14 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import type { Workspace } from "@/server/tools";
-import type { DesktopDownloads, DesktopPool, TerminalProvider } from "@/server/compute";
+import type { DesktopDownloads, DesktopPool, PodPool, TerminalProvider } from "@/server/compute";
 import { DOWNLOAD_ID, removeDownload, takeDownload } from "./downloads";
 
 /** The desktop pool as tiers use it (DesktopPool; fakes in tests). */
 export type DesktopProvider = Pick<DesktopPool, "unavailable" | "attach" | "get" | "release" | "onReleased" | "setSize">;
 
-/** The terminal pod pool as tiers use it (PodPool). */
-export type TerminalPods = TerminalProvider & { setSize?(n: number): void };
+/** The terminal pod pool as tiers use it (PodPool); `adopt` makes a machine's pod the run's terminal (T3). */
+export type TerminalPods = TerminalProvider & { setSize?(n: number): void; adopt?: PodPool["adopt"] };
 
 const joined = new WeakSet<Page>();
 

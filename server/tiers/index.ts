@@ -1,6 +1,6 @@
 // Compute tiers (docs/desktops-and-tiers.md#the-tiers): the tier state machine,
-// its settings, and the controller that moves runs between T0, T1 and T2 (T3
-// and T4 are shown as not available on this server). Other code imports only
+// its settings, and the controller that moves runs between T0, T1, T2 and T3 (T4
+// is shown as not available on this server). Other code imports only
 // this file.
 import { isTerminal, type Kernel, type RunState } from "@/server/kernel";
 import type { TierController } from "./controller";
@@ -27,6 +27,7 @@ export {
 } from "./settings";
 export { TierController, type TierControllerDeps, type UpgradeOutput } from "./controller";
 export { joinWorkspace, type DesktopProvider, type TerminalPods } from "./environments";
+export { MachineRuns, type MachineRunsDeps } from "./remote";
 export { getTierOverview, updateTierSettings, type TierRuntime, type TierOverview } from "./service";
 
 /**
@@ -42,6 +43,7 @@ export function connectTiers(kernel: Kernel, tiers: TierController, log?: { erro
       if (e.type !== "run.state") continue;
       const to = (e.payload as { to: RunState }).to;
       if (isTerminal(to)) tiers.runEnded(runId, to).catch((err) => log?.error(`run ${runId}: leaving its tier failed`, err));
+      if (to === "paused") tiers.runPaused(runId).catch((err) => log?.error(`run ${runId}: copying its workspace back failed`, err));
     }
   });
 }

@@ -74,8 +74,8 @@ describe("decideUpgrade", () => {
     });
   });
 
-  it("TIER_UNAVAILABLE for T3 and T4, which this server does not have, even when every other fact allows them", () => {
-    for (const to of ["T3", "T4"] as const) {
+  it("TIER_UNAVAILABLE for T4, which this server does not have, even when every other fact allows it", () => {
+    for (const to of ["T4"] as const) {
       const d = decideUpgrade(facts({ to, complexity: { score: 1, source: "run" }, consent: approved }, (s) => (s[to].enabled = true)));
       expect(d).toMatchObject({
         kind: "refused",
@@ -83,6 +83,13 @@ describe("decideUpgrade", () => {
         message: expect.stringContaining("not available on this server"),
       });
     }
+  });
+
+  it("NO_MACHINE for T3 when no machine is ready for the run's team, in the words given", () => {
+    const reason = "No machine is ready for team Core; an admin adds one in Settings › Machines";
+    const f = facts({ to: "T3", from: "T1", complexity: { score: 1, source: "run" }, consent: approved }, (s) => (s.T3.enabled = true));
+    expect(decideUpgrade({ ...f, machine: { ok: false, reason } })).toEqual({ kind: "refused", code: "NO_MACHINE", message: reason });
+    expect(decideUpgrade({ ...f, machine: { ok: true, name: "build-box" } })).toMatchObject({ kind: "granted" });
   });
 
   it("TIER_DISABLED when an admin turned the tier off", () => {

@@ -27,6 +27,8 @@ export interface UpgradeFacts {
   budget: { ok: true } | { ok: false; reason: string };
   /** A person's answer to the consent request; null while nobody was asked. */
   consent: ConsentAnswer | null;
+  /** T3: the machine the run would get, or why there is none. */
+  machine?: { ok: true; name: string } | { ok: false; reason: string };
 }
 
 export interface Complexity {
@@ -86,6 +88,7 @@ export function decideUpgrade(f: UpgradeFacts): UpgradeDecision {
   const setting = f.settings[f.to];
   if (!setting.enabled) return refused("TIER_DISABLED", `${target} is turned off on this server (Settings › Tiers)`);
   if (f.unavailable) return refused("TIER_UNAVAILABLE", `${target} is not available on this server: ${f.unavailable}`);
+  if (f.machine && !f.machine.ok) return refused("NO_MACHINE", f.machine.reason);
   if (f.complexity.score < setting.threshold) {
     return refused(
       "COMPLEXITY_BELOW_THRESHOLD",

@@ -86,12 +86,12 @@ describe("tier settings", () => {
     );
     // The cross-field rules run once the fields are valid.
     const refine = edited((s) => {
-      s.T3.enabled = true;
+      s.T4.enabled = true;
       s.T0.enabled = false;
       s.T4.poolSize = 2;
     });
     expect(await issues(saveTierSettings(t.db, refine, admin))).toEqual([
-      "T3.enabled: cannot be on: Remote machines (T3) are not available on this server",
+      "T4.enabled: cannot be on: Local devices (T4) are not available on this server",
       "T4.poolSize: is 0: T4 keeps no warm environments",
       "T0.enabled: cannot be off: every run can fall back to T0",
     ]);

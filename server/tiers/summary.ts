@@ -13,6 +13,8 @@ export interface MoveSummary {
   workspaceDir: string;
   /** The run's messages so far, for the "prior tier" line. */
   priorSteps: number;
+  /** T3: the machine's name. */
+  machine?: string;
 }
 
 function seconds(ms: number) {
@@ -23,7 +25,9 @@ export function upgradeSummary(s: MoveSummary): string {
   const lines = [
     `[Rein] Your run moved from ${tierLabel(s.from)} to ${tierLabel(s.to)} (${seconds(s.durationMs)}).`,
     `Before: ${tierLabel(s.from)}, ${s.priorSteps} model turn${s.priorSteps === 1 ? "" : "s"} so far; ${TIER_OFFERS[s.from as TierId] ?? "its own tools"}.`,
-    `Workspace: unchanged. The file tools and the shell (at /workspace) see the same files as before.`,
+    s.to === "T3"
+      ? `Workspace: copied to the machine ${s.machine ?? ""}. The shell runs there; after each command the workspace is copied back, so the file tools see what it wrote.`
+      : `Workspace: unchanged. The file tools and the shell (at /workspace) see the same files as before.`,
   ];
   if (s.to === "T2") {
     lines.push(
@@ -41,6 +45,15 @@ export function lostSummary(tier: string, workspaceDir: string, cause = "The ser
     `[Rein] ${cause} while your run was on ${tierLabel(tier)}. You are still on ${tier}, but the desktop's browser state is gone:`,
     `open pages, form input, cookies and logins. A fresh desktop starts when you next use a browser tool; start again from a URL.`,
     `Your workspace files are unchanged, and downloads still go there.`,
+  ].join("\n");
+}
+
+/** Before the next turn of a run on T3 whose connection was made again (`cause`: why it was gone). */
+export function reconnectedSummary(machine: string, cause: string): string {
+  return [
+    `[Rein] ${cause}. You are still on T3 (remote machine): Rein reconnected to ${machine} and copied the workspace there again,`,
+    `as it was after your last completed command. A command that was running when the connection dropped did not finish here and was not run again;`,
+    `its result says so. Check its effects before running it again. The shell starts fresh (no variables or background jobs of before).`,
   ].join("\n");
 }
 

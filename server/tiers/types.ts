@@ -29,13 +29,12 @@ export const TIER_OFFERS: Record<TierId, string> = {
   T0: "model calls and stateless tools only; no workspace, no shell",
   T1: "the workspace's files and a sandboxed shell (no network unless policy allows it)",
   T2: "the workspace and shell of T1, plus a desktop with Chromium: the browser_* tools (navigate, click, type, press, scroll, screenshot, read, wait)",
-  T3: "a registered remote machine over SSH",
+  T3: "the workspace's files, and a shell on a registered remote machine over SSH (the workspace is copied there, and back after each shell command); no desktop",
   T4: "a user's own device",
 };
 
 /** Tiers this server cannot provide at all; they are shown, never faked. */
 export const NOT_BUILT: Partial<Record<TierId, string>> = {
-  T3: "Remote machines (T3) are not available on this server",
   T4: "Local devices (T4) are not available on this server",
 };
 
@@ -67,5 +66,6 @@ export const REFUSAL_CODES = [
   "BUDGET_EXCEEDED",
   "CONSENT_REJECTED",
   "CONSENT_REQUIRED",
+  "NO_MACHINE",
 ] as const;
 export type RefusalCode = (typeof REFUSAL_CODES)[number];

@@ -200,3 +200,30 @@ describe("a run still running on the machine while it is pulled", () => {
     expect(await victimFile()).toBe(secret);
   }, 30_000);
 });
+
+describe("a machine that stops answering", () => {
+  it("a command, an SFTP session and a push each give up at their time limit, in words, instead of waiting for good", async () => {
+    const pair = ed25519KeyPair();
+    sshd.authorize(pair.public);
+    const quiet = await connectMachine(
+      { name: "quiet-box", host: sshd.host, port: sshd.port, user: sshd.user },
+      { privateKey: pair.private, pinnedFingerprint: sshd.fingerprint() },
+    );
+    const ws = workspace("quiet");
+    fs.writeFileSync(path.join(ws, "a.txt"), "a");
+    // Every session on the machine stops where it is: the connections stay up, nothing answers.
+    const thaw = sshd.freezeConnections();
+    try {
+      const started = Date.now();
+      await expect(quiet.exec("true", { signal: AbortSignal.timeout(300) })).rejects.toThrow("The command was stopped");
+      await expect(quiet.sftp(300)).rejects.toThrow("The machine did not open SFTP within 0.3 s");
+      await expect(pushWorkspace(quiet, ws, `${attacker}-5`, { timeoutMs: 500 })).rejects.toThrow(
+        "The workspace was not copied to the machine within 0.5 s",
+      );
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      thaw();
+      quiet.close();
+    }
+  }, 20_000);
+});

@@ -27,6 +27,10 @@ export interface TestSshd {
   authorize(publicKey: string): void;
   /** Restarts sshd with a freshly generated host key (a reinstalled machine). */
   replaceHostKey(): Promise<void>;
+  /** Ends every connection (each session's processes, and what they started), sshd still listening. */
+  dropConnections(): void;
+  /** Stops (SIGSTOP) every connection's processes, sshd still listening: the machine goes quiet. Returns what wakes them. */
+  freezeConnections(): () => void;
   /** Stops sshd without removing the namespace (connections are then refused). */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -208,6 +212,25 @@ export async function startTestSshd(): Promise<TestSshd> {
     if (c.exitCode === null) c.kill("SIGKILL");
   };
 
+  const signal = (pid: number, sig: NodeJS.Signals) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      /* it ended meanwhile */
+    }
+  };
+  /** Every process in the namespace but sshd's listener (its sessions and what they started), signaled. */
+  const signalSessions = (sig: NodeJS.Signals): number[] => {
+    const listener = child?.pid;
+    const pids = run("ip", ["netns", "pids", netns])
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number)
+      .filter((pid) => pid !== listener);
+    for (const pid of pids) signal(pid, sig);
+    return pids;
+  };
+
   try {
     await start();
   } catch (err) {
@@ -228,6 +251,13 @@ export async function startTestSshd(): Promise<TestSshd> {
       await stop();
       newHostKey();
       await start();
+    },
+    dropConnections: () => void signalSessions("SIGKILL"),
+    freezeConnections() {
+      const frozen = signalSessions("SIGSTOP");
+      return () => {
+        for (const pid of frozen) signal(pid, "SIGCONT");
+      };
     },
     stop,
     start,

@@ -5,7 +5,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { configureEgress } from "@/server/compute";
 import { Budgets } from "@/server/limits";
-import { TierController, connectTiers, type DesktopProvider, type TerminalPods, type TierSettings } from "@/server/tiers";
+import { TierController, connectTiers, type DesktopProvider, type MachineRuns, type TerminalPods, type TierSettings } from "@/server/tiers";
 import { handleDemoSite } from "@/server/demo-site";
 import { SILENT_LOG, type TestKernel } from "./kernel";
 
@@ -16,7 +16,14 @@ export interface TestTiers {
 
 export function attachTiers(
   tk: TestKernel,
-  opts: { desktops?: DesktopProvider; terminals?: TerminalPods; now?: () => number; selfUrl?: string; defaults?: TierSettings } = {},
+  opts: {
+    desktops?: DesktopProvider;
+    terminals?: TerminalPods;
+    remote?: MachineRuns;
+    now?: () => number;
+    selfUrl?: string;
+    defaults?: TierSettings;
+  } = {},
 ): TestTiers {
   const budgets = new Budgets({ db: tk.t.db, flush: async () => void (await tk.telemetry?.sink.flush()) });
   const tiers = new TierController({
@@ -26,6 +33,7 @@ export function attachTiers(
     budgets,
     desktops: opts.desktops,
     terminals: opts.terminals,
+    remote: opts.remote,
     workspaceFor: tk.kernel.deps.workspaceFor,
     selfUrl: opts.selfUrl,
     now: opts.now,

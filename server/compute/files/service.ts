@@ -32,6 +32,8 @@ export class FileService {
   private nextId = 1;
   private idleTimer: NodeJS.Timeout | null = null;
   private stderr = "";
+  /** Stopped by release(): the folder moved, the requests in flight are asked again. */
+  private released = false;
 
   constructor(
     readonly workspaceDir: string,
@@ -55,7 +57,11 @@ export class FileService {
     const gone = (why: string) => {
       if (this.child !== child) return;
       this.child = null;
-      const err = new FileServiceError("FILE_SERVICE_EXITED", `The workspace's file service stopped (${why}); try again`);
+      const released = this.released;
+      this.released = false;
+      const err = released
+        ? new FileServiceError("FILE_SERVICE_RELEASED", "The workspace moved while the file service worked on it")
+        : new FileServiceError("FILE_SERVICE_EXITED", `The workspace's file service stopped (${why}); try again`);
       for (const [, p] of this.pending) {
         clearTimeout(p.timer);
         p.reject(err);
@@ -99,8 +105,21 @@ export class FileService {
     }
   }
 
-  /** One request; its answer, or a FileServiceError with the refusal's code. */
-  request<T>(op: string, params: Record<string, unknown>, timeoutMs = REQUEST_TIMEOUT_MS): Promise<T> {
+  /**
+   * One request; its answer, or a FileServiceError with the refusal's code. A
+   * request in flight when the workspace's folder was replaced (a remote
+   * machine's copy came back) is asked again of a service of the new folder.
+   */
+  async request<T>(op: string, params: Record<string, unknown>, timeoutMs = REQUEST_TIMEOUT_MS): Promise<T> {
+    try {
+      return await this.send<T>(op, params, timeoutMs);
+    } catch (err) {
+      if (!(err instanceof FileServiceError) || err.code !== "FILE_SERVICE_RELEASED") throw err;
+      return this.send<T>(op, params, timeoutMs);
+    }
+  }
+
+  private send<T>(op: string, params: Record<string, unknown>, timeoutMs: number): Promise<T> {
     const child = this.child ?? this.start();
     const id = this.nextId++;
     if (this.idleTimer) clearTimeout(this.idleTimer);
@@ -119,6 +138,12 @@ export class FileService {
 
   alive(): boolean {
     return this.child !== null;
+  }
+
+  /** Stopped because its folder is about to be replaced: what it was asked is asked again of the next service. */
+  release(): void {
+    if (this.child) this.released = true;
+    this.stop();
   }
 
   stop(): void {
@@ -149,7 +174,7 @@ export class FileServices {
 
   /** Stops the service of a workspace (its run ended, or the directory is about to move). */
   release(workspaceDir: string): void {
-    this.byDir.get(workspaceDir)?.stop();
+    this.byDir.get(workspaceDir)?.release();
     this.byDir.delete(workspaceDir);
   }
 
