@@ -19,6 +19,7 @@ import { attachRealtime, attachVncProxy } from "@/server/realtime";
 import { createAdapter as redisStreamsAdapter } from "@socket.io/redis-streams-adapter";
 import { handleDemoSite } from "@/server/demo-site";
 import { GATEWAY_PATH } from "@/server/gateway";
+import { DeviceHub, attachDeviceSocket, createDeviceEndpoints, installDeviceHub, isDevicePath } from "@/server/devices";
 import type { ModelCatalog } from "@/server/models";
 import { recordAudit } from "@/server/audit";
 import { DomainError, httpErrorBody } from "@/server/errors";
@@ -101,6 +102,7 @@ async function main() {
     // The same key in every process of one Rein: a client's answers to wait_for_run's questions may reach any of them.
     mcp: createMcpHandler(services, { publicUrl: config.publicUrl, log, stateKey: mcpStateKey(config.authSecret) }),
     a2a: createA2aHandler(services, { publicUrl: config.publicUrl, log }),
+    devices: createDeviceEndpoints({ db }),
     next: nextHandler,
   });
   // The handler catches its own errors (routeRequests); Node ignores what a request listener returns.
@@ -127,6 +129,11 @@ async function main() {
     publicUrl: config.publicUrl,
   });
 
+  // Devices connect out to this process (docs/devices.md#the-socket): a token in their first frame, never a cookie.
+  const devices = new DeviceHub({ db, log });
+  installDeviceHub(devices);
+  attachDeviceSocket(server, devices, { publicUrl: config.publicUrl });
+
   server.on("error", (err: NodeJS.ErrnoException) => {
     lock.release();
     fail(
@@ -144,6 +151,7 @@ async function main() {
     closing = true;
     console.log(`\n${signal}: stopping; runs in progress resume on the next start`);
     vnc.close();
+    devices.close();
     await app.stop(() => {
       // Not awaited, as before: the process exits below; a failure to close the adapter is only logged.
       void io.close().catch((err) => console.error("closing the socket server failed", err));
@@ -213,7 +221,7 @@ function installLogin(db: Db) {
 function routeRequests(
   config: ReinConfig,
   app: App,
-  handlers: { trpc: Handler; rest: Handler; mcp: Handler; a2a: Handler; next: Handler | null },
+  handlers: { trpc: Handler; rest: Handler; mcp: Handler; a2a: Handler; devices: Handler; next: Handler | null },
 ) {
   const { db, system } = app.services;
   const { cluster, version } = system;
@@ -228,6 +236,8 @@ function routeRequests(
       if (isMcpPath(url)) return await handlers.mcp(req, res);
       // The model gateway for team keys (docs/gateway.md#team-keys): a key in a header is its only authority (no cookie, so no cross-site risk).
       if (url.startsWith(`${GATEWAY_PATH}/`)) return await app.services.gatewayKeys.handle(req, res);
+      // Devices (docs/devices.md#pairing): a pairing code is the only authority of /api/devices/pair (no cookie, so no cross-site risk); the agent's tarball is public.
+      if (isDevicePath(url)) return await handlers.devices(req, res);
       // A2A agents (docs/a2a.md#security): public signed cards, and tasks with API tokens only (no cookie, so no cross-site risk).
       if (isA2aPath(url)) return await handlers.a2a(req, res);
       // An authorization server sending an admin back (docs/mcp.md#oauth): a cross-site GET whose state only that admin's session can finish.

@@ -10,7 +10,7 @@ source scripts/node-runtime.sh
 rein_use_node
 
 # A failed build must not leave an older server behind that looks current.
-rm -f dist/server.mjs dist/sandbox-worker.mjs dist/terminal-worker.mjs dist/policy-worker.mjs
+rm -f dist/server.mjs dist/sandbox-worker.mjs dist/terminal-worker.mjs dist/policy-worker.mjs dist/device/rein-device.tgz
 
 echo "[build] prisma generate"
 bash scripts/prisma.sh generate
@@ -41,5 +41,13 @@ bundle server/improve/sandbox/worker.ts dist/sandbox-worker.mjs
 bundle server/realtime/terminal-worker.ts dist/terminal-worker.mjs
 bundle server/policy/parse-worker.ts dist/policy-worker.mjs
 bundle server.ts dist/server.mjs
+
+# The device agent (docs/devices.md#the-agent-package): one file with no
+# dependencies, packed as the npm tarball Rein serves at /api/devices/agent.tgz.
+node_modules/.bin/tsx packages/device/build.ts
+mkdir -p dist/device
+packed="$(npm pack ./packages/device --pack-destination dist/device --silent | tail -n 1)"
+mv "dist/device/$packed" dist/device/rein-device.tgz
+echo "[build] npm pack packages/device -> dist/device/rein-device.tgz"
 
 echo "[build] done"

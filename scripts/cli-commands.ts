@@ -23,6 +23,7 @@ import { MCP_COMMANDS, MCP_OPTIONS } from "./cli-mcp";
 import { HOSTED_COMMANDS } from "./cli-hosted";
 import { GATEWAY_KEY_COMMANDS, GATEWAY_KEY_OPTIONS } from "./cli-gateway-keys";
 import { MACHINE_COMMANDS, MACHINE_OPTIONS } from "./cli-machines";
+import { DEVICE_COMMANDS, DEVICE_OPTIONS } from "./cli-devices";
 import { WEBHOOK_COMMANDS, WEBHOOK_OPTIONS } from "./cli-webhooks";
 import { STEERING_COMMANDS, STEERING_OPTIONS } from "./cli-steering";
 import { MEMORY_COMMANDS, MEMORY_OPTIONS } from "./cli-memories";
@@ -94,6 +95,7 @@ const OPTIONS = {
   ...BACKUP_OPTIONS,
   ...GATEWAY_KEY_OPTIONS,
   ...MACHINE_OPTIONS,
+  ...DEVICE_OPTIONS,
 };
 
 export type CliValues = ReturnType<typeof parseOptions>["values"];
@@ -233,6 +235,7 @@ export const COMMANDS: readonly CliCommand[] = [
   ...HOSTED_COMMANDS,
   ...GATEWAY_KEY_COMMANDS,
   ...MACHINE_COMMANDS,
+  ...DEVICE_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...MEMORY_COMMANDS,
   ...BACKUP_COMMANDS,

@@ -181,6 +181,11 @@ const SAMPLES: Record<string, (fx: Fixture) => unknown> = {
   "gatewayKeys.list": () => ({ teamId: "no-such-team" }),
   "gatewayKeys.create": () => ({ teamId: "no-such-team", name: `sample key ${++seq}`, budgetUsd: 5 }),
   "gatewayKeys.revoke": () => ({ id: "no-such-key" }),
+  // A team the caller is not in, a device nobody has: NOT_FOUND once the role passes, and nothing changes.
+  "devices.list": () => ({}),
+  "devices.createPairing": () => ({ teamId: "no-such-team" }),
+  "devices.revoke": () => ({ id: "no-such-device" }),
+  "devices.setAutoConsent": () => ({ id: "no-such-device", teamIds: [] }),
   // Registering contacts nothing; the others name a machine nobody has: NOT_FOUND once the role passes.
   "machines.list": () => undefined,
   "machines.get": () => ({ id: "no-such-machine" }),

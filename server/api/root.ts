@@ -31,6 +31,7 @@ import { emailRouter } from "./routers/channels-email";
 import { slackRouter } from "./routers/channels-slack";
 import { memoriesRouter } from "./routers/memories";
 import { gatewayKeysRouter } from "./routers/gateway-keys";
+import { devicesRouter } from "./routers/devices";
 import { machinesRouter } from "./routers/machines";
 
 export const appRouter = router({
@@ -68,6 +69,7 @@ export const appRouter = router({
   slack: slackRouter,
   memories: memoriesRouter,
   gatewayKeys: gatewayKeysRouter,
+  devices: devicesRouter,
   machines: machinesRouter,
 });
 

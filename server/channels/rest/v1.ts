@@ -48,6 +48,7 @@ import { EXTENSION_ROUTES } from "./extensions";
 import { MCP_SERVER_ROUTES } from "./mcp-servers";
 import { HOSTED_PROGRAM_ROUTES } from "./hosted-programs";
 import { GATEWAY_KEY_ROUTES } from "./gateway-keys";
+import { DEVICE_ROUTES } from "./devices";
 import { MACHINE_ROUTES } from "./machines";
 import { WEBHOOK_ROUTES } from "./webhooks";
 import { MEMORY_ROUTES } from "./memories";
@@ -352,6 +353,7 @@ export const ALL_ROUTES: readonly Route[] = [
   ...MCP_SERVER_ROUTES,
   ...HOSTED_PROGRAM_ROUTES,
   ...GATEWAY_KEY_ROUTES,
+  ...DEVICE_ROUTES,
   ...MACHINE_ROUTES,
   ...WEBHOOK_ROUTES,
   ...MEMORY_ROUTES,

@@ -1,4 +1,4 @@
-// The workspace's file service (docs/terminal-and-files.md#files): a request
+// The workspace's file service (docs/terminal-and-files.md#the-sandboxed-file-service): a request
 // in flight when the workspace's folder is replaced (a remote machine's copy
 // of it came back, docs/desktops-and-tiers.md#a-run-on-a-machine) is asked
 // again of a service of the new folder, instead of failing the run's step.

@@ -1,0 +1,58 @@
+-- CreateTable
+CREATE TABLE "Device" (
+    "id" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "ownerId" TEXT NOT NULL,
+    "teamId" TEXT,
+    "tokenHash" TEXT NOT NULL,
+    "capabilities" TEXT NOT NULL DEFAULT '{}',
+    "autoConsentTeamIds" TEXT NOT NULL DEFAULT '[]',
+    "lastSeenAt" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "revokedAt" TIMESTAMP(3),
+
+    CONSTRAINT "Device_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "DevicePairing" (
+    "id" TEXT NOT NULL,
+    "lookup" TEXT NOT NULL,
+    "codeHash" TEXT NOT NULL,
+    "userId" TEXT NOT NULL,
+    "teamId" TEXT,
+    "expiresAt" TIMESTAMP(3) NOT NULL,
+    "usedAt" TIMESTAMP(3),
+    "attempts" INTEGER NOT NULL DEFAULT 0,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "DevicePairing_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Device_tokenHash_key" ON "Device"("tokenHash");
+
+-- CreateIndex
+CREATE INDEX "Device_ownerId_idx" ON "Device"("ownerId");
+
+-- CreateIndex
+CREATE INDEX "Device_teamId_idx" ON "Device"("teamId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "DevicePairing_codeHash_key" ON "DevicePairing"("codeHash");
+
+-- CreateIndex
+CREATE INDEX "DevicePairing_userId_idx" ON "DevicePairing"("userId");
+
+-- CreateIndex
+CREATE INDEX "DevicePairing_lookup_idx" ON "DevicePairing"("lookup");
+
+-- AddForeignKey
+ALTER TABLE "Device" ADD CONSTRAINT "Device_ownerId_fkey" FOREIGN KEY ("ownerId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Device" ADD CONSTRAINT "Device_teamId_fkey" FOREIGN KEY ("teamId") REFERENCES "Team"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "DevicePairing" ADD CONSTRAINT "DevicePairing_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
