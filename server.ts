@@ -19,7 +19,7 @@ import { attachRealtime, attachVncProxy } from "@/server/realtime";
 import { createAdapter as redisStreamsAdapter } from "@socket.io/redis-streams-adapter";
 import { handleDemoSite } from "@/server/demo-site";
 import { GATEWAY_PATH } from "@/server/gateway";
-import { DeviceHub, attachDeviceSocket, createDeviceEndpoints, installDeviceHub, isDevicePath } from "@/server/devices";
+import { attachDeviceSocket, createDeviceEndpoints, installDeviceHub, isDevicePath } from "@/server/devices";
 import type { ModelCatalog } from "@/server/models";
 import { recordAudit } from "@/server/audit";
 import { DomainError, httpErrorBody } from "@/server/errors";
@@ -130,7 +130,7 @@ async function main() {
   });
 
   // Devices connect out to this process (docs/devices.md#the-socket): a token in their first frame, never a cookie.
-  const devices = new DeviceHub({ db, log });
+  const devices = app.services.devices;
   installDeviceHub(devices);
   attachDeviceSocket(server, devices, { publicUrl: config.publicUrl });
 

@@ -102,7 +102,7 @@ test.describe("desktop tier", () => {
     );
   });
 
-  test("Settings › Tiers: an admin sees every tier, T3 off until turned on, T4 not available; a bad threshold is refused under its field; a saved change stays", async ({
+  test("Settings › Tiers: an admin sees every tier, T3 and T4 off until turned on; a bad threshold is refused under its field; a saved change stays", async ({
     page,
   }) => {
     await login(page);
@@ -110,12 +110,12 @@ test.describe("desktop tier", () => {
     await expect(page.getByTestId("settings-nav")).toContainText("Tiers");
     const rows = page.getByTestId("tier-row");
     await expect(rows).toHaveCount(5);
-    await expect(page.getByTestId("tier-T4-not-built")).toHaveText("Not available on this server");
-    await expect(page.getByTestId("tier-T4-enabled")).toBeDisabled();
-    // T3 (remote machines) is built, and off until an admin turns it on.
-    await expect(page.getByTestId("tier-T3-not-built")).toHaveCount(0);
-    await expect(page.getByTestId("tier-T3-enabled")).toBeEnabled();
-    await expect(page.getByTestId("tier-T3-enabled")).not.toBeChecked();
+    // T3 (remote machines) and T4 (people's devices) are built, and off until an admin turns them on.
+    for (const tier of ["T3", "T4"]) {
+      await expect(page.getByTestId(`tier-${tier}-not-built`)).toHaveCount(0);
+      await expect(page.getByTestId(`tier-${tier}-enabled`)).toBeEnabled();
+      await expect(page.getByTestId(`tier-${tier}-enabled`)).not.toBeChecked();
+    }
     await expect(page.getByTestId("tier-T2-consentRole")).toHaveValue("operator");
     await expect(page.getByTestId("tier-T2-threshold")).toHaveValue("0.55");
 

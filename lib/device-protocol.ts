@@ -88,7 +88,18 @@ export interface ShellOpenParams {
   session: string;
   cols: number;
   rows: number;
+  /**
+   * Variables for the shell, only of the names in DEVICE_SHELL_ENV_NAMES (how
+   * Rein's terminal pods mark where a command starts and ends, docs/devices.md#the-terminal);
+   * a device refuses any other name.
+   */
+  env?: Record<string, string>;
 }
+
+/** The variables Rein may set for a device's shell: its prompt and command markers, no pager. */
+export const DEVICE_SHELL_ENV_NAMES = ["PS0", "PS1", "PROMPT_COMMAND", "HISTFILE", "PAGER", "GIT_PAGER"] as const;
+/** The longest value of such a variable. */
+export const DEVICE_SHELL_ENV_MAX = 512;
 
 /** Each operation Rein asks of a device: its parameters and its answer. */
 export interface DeviceOps {

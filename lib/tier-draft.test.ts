@@ -1,5 +1,5 @@
 // The Settings › Tiers form: saved settings round-trip through the draft,
-// each bad field gets its own message, T0/T3/T4 cannot be switched, and the
+// each bad field gets its own message, T0 cannot be switched off, and the
 // server's issues land under their fields.
 import { describe, expect, it } from "vitest";
 import { draftEstimate, draftOf, estimateUsd, parseDraft, serverErrors, tierLabel, type TierSettingsValue } from "./tier-draft";
@@ -39,7 +39,7 @@ describe("tier draft", () => {
     });
   });
 
-  it("keeps T0 on, T4 off, and pools only on T1 and T2, whatever the form says; T3 may be turned on", () => {
+  it("keeps T0 on, and pools only on T1 and T2, whatever the form says; T3 and T4 may be turned on", () => {
     const draft = draftOf(SAVED);
     draft.T0.enabled = false;
     draft.T3.enabled = true;
@@ -50,7 +50,7 @@ describe("tier draft", () => {
       true,
       true,
       0,
-      false,
+      true,
     ]);
   });
 

@@ -22,7 +22,7 @@ export const CONSENT_ROLES = ["operator", "approver", "admin"] as const satisfie
 export const MAX_POOL_SIZE = 16;
 export const POOLED_TIERS: readonly TierId[] = ["T1", "T2"];
 /** Tiers this product does not provide: shown, never switched on. */
-export const NOT_BUILT_TIERS: readonly TierId[] = ["T4"];
+export const NOT_BUILT_TIERS: readonly TierId[] = [];
 
 /** "T2 · desktop"; an unknown value as it is. */
 export function tierLabel(tier: string | null | undefined): string {

@@ -11,6 +11,16 @@
 //       login with the pinned host key), pushing a 10 MiB workspace there and
 //       pulling it back, a terminal pod's start on the machine, and the whole
 //       upgrade_tier T1 → T3 call (connect, push, pod), the run's end apart.
+//   T4: a person's own device: the real rein-device agent (packages/device)
+//       in a network namespace of its own (test/helpers/device-agent.ts, root
+//       only), talking to a Rein HTTP server with the device endpoints and a
+//       DeviceHub (test/helpers/device.ts): pairing (a code made by the
+//       service to the device's token, the agent's own `pair` process),
+//       pairing to a first command (the code made to `echo`'s output arriving
+//       through the hub: pair, `run` started and online, openShell, `echo`
+//       typed), and a reconnect (the agent killed and started again, until
+//       online again). Pairing is not rate-limited here (1 a second per
+//       address in server.ts): every sample pairs.
 // The run already has its workspace, as every run the kernel drives does.
 // Consent is not asked (a person's time, not the machine's). BENCH_N samples
 // of each (default 5). Prints figures; asserts nothing. bench:desktop calls
@@ -21,6 +31,7 @@ import os from "node:os";
 import path from "node:path";
 import { DEFAULT_LIMITS, DesktopPool, PodPool, probeSandbox } from "@/server/compute";
 import type { Db } from "@/server/db";
+import { createPairingCode, type DeviceHub, type DeviceShell } from "@/server/devices";
 import { createUser, type Acting } from "@/server/identity";
 import { PrismaRunStore, PrismaSpecSource, seedBuiltinSpecs } from "@/server/kernel";
 import { Budgets } from "@/server/limits";
@@ -41,6 +52,14 @@ import { memoryKeyring } from "@/server/secrets";
 import { MachineRuns, TierController, defaultTierSettings, saveTierSettings } from "@/server/tiers";
 import { workspaceFor } from "@/server/tools";
 import { startTestSshd, type TestSshd } from "../test/helpers/sshd";
+import { startDeviceServer, type DeviceServer } from "../test/helpers/device";
+import {
+  deviceAgentRunner,
+  makeDeviceNetns,
+  type AgentProcess,
+  type DeviceAgentRunner,
+  type DeviceNetns,
+} from "../test/helpers/device-agent";
 import { migratedDb, summary } from "./bench-stats";
 
 const N = Number(process.env.BENCH_N ?? 5);
@@ -362,6 +381,188 @@ export function printT3(f: T3Figures) {
   console.log(row("run end (pull back, pod stopped, folder removed)", fmt(f.endMs)));
 }
 
+export interface T4Figures {
+  /** Whether the device's terminal runs in bubblewrap (its capabilities say). */
+  confined: boolean;
+  /** (a) A code made by the service → the device's token stored (`rein-device pair` ended). */
+  pairMs: number[];
+  /** (b) A code made → the first command's output through the hub, and its three parts. */
+  firstCommandMs: number[];
+  firstPairMs: number[];
+  /** `rein-device run` started → the hub has it online. */
+  onlineMs: number[];
+  /** openShell → `echo`'s output seen. */
+  shellMs: number[];
+  /** (c) The agent killed → online again (offline seen, `run` started again, hello). */
+  reconnectMs: number[];
+}
+
+/** Resolves when `device` comes online (or goes offline) in `hub`; fails after `limitMs`, or when `agent` exits first. */
+function hubEvent(hub: DeviceHub, event: "online" | "offline", deviceId: string, agent?: AgentProcess, limitMs = 20_000) {
+  return new Promise<void>((resolve, reject) => {
+    const done = (err?: Error) => {
+      stop();
+      clearTimeout(timer);
+      if (err) reject(err);
+      else resolve();
+    };
+    const stop = hub.on(event, (d) => void (d.id === deviceId && done()));
+    const timer = setTimeout(
+      () => done(new Error(`The device did not go ${event} within ${limitMs} ms${agent ? `:\n${agent.output()}` : ""}`)),
+      limitMs,
+    );
+    void agent?.exited.then((code) => done(new Error(`The device agent ended (${code}) before going ${event}:\n${agent.output()}`)));
+  });
+}
+
+/** A namespace, a device server on its host side, the agent built; then each T4 figure `n` times. */
+export async function benchT4(by: Acting, db: Db, tmp: string, n = N): Promise<T4Figures> {
+  let ns: DeviceNetns | null = null;
+  let server: DeviceServer | null = null;
+  let agent: DeviceAgentRunner | null = null;
+  let running: AgentProcess | null = null;
+  let shell: DeviceShell | null = null;
+  // Interrupted (Ctrl-C): the agents, the namespace and its link go too, then the bench ends as the signal would end it.
+  const onSignal = (signal: NodeJS.Signals) => {
+    agent?.cleanup();
+    ns?.cleanup();
+    fs.rmSync(tmp, { recursive: true, force: true });
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    ns = makeDeviceNetns();
+    server = await startDeviceServer(db, { host: ns.hostAddress, pairsPerSecond: 1_000_000 });
+    agent = await deviceAgentRunner(ns.netns);
+    const folder = path.join(tmp, "device-folder");
+    fs.mkdirSync(folder);
+    const hub = server.hub;
+    const url = server.url;
+    const runner = agent;
+    const configFile = path.join(agent.home, ".config", "rein-device", "config.json");
+    const figures: T4Figures = {
+      confined: false,
+      pairMs: [],
+      firstCommandMs: [],
+      firstPairMs: [],
+      onlineMs: [],
+      shellMs: [],
+      reconnectMs: [],
+    };
+
+    /** A code made, the agent's `pair` run to its end: the device's id, its token stored on the device. */
+    const pair = async (name: string) => {
+      const { code } = await createPairingCode(db, by, {});
+      const paired = await runner.cli(["pair", url, code, "--folder", folder, "--name", name, "--commands", "any"]);
+      if (paired.code !== 0) throw new Error(`rein-device pair ended with ${paired.code}:\n${paired.output}`);
+      const config = JSON.parse(fs.readFileSync(configFile, "utf8")) as { deviceId?: string; token?: string };
+      if (!config.deviceId || !config.token?.startsWith("rdv_")) throw new Error(`rein-device pair stored no token:\n${paired.output}`);
+      return config.deviceId;
+    };
+    /** `rein-device run` started, until the hub has it online. */
+    const start = async (deviceId: string) => {
+      const proc = runner.start();
+      running = proc;
+      await hubEvent(hub, "online", deviceId, proc);
+      return proc;
+    };
+
+    // (a) Pairing.
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      await pair(`bench-pair-${i}`);
+      figures.pairMs.push(performance.now() - t0);
+    }
+
+    // (b) Pairing to the first command's output.
+    let deviceId = "";
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      deviceId = await pair(`bench-device-${i}`);
+      const t1 = performance.now();
+      const proc = await start(deviceId);
+      const t2 = performance.now();
+      const marker = `bench-${i}-42`;
+      let output = "";
+      let seen = () => {};
+      const echoed = new Promise<void>((resolve, reject) => {
+        seen = resolve;
+        setTimeout(() => reject(new Error(`No ${marker} from the device's terminal within 20 s:\n${output}`)), 20_000).unref();
+      });
+      echoed.catch(() => undefined);
+      shell = await hub.openShell(
+        deviceId,
+        { cols: 100, rows: 30 },
+        { onData: (d) => void ((output += d), output.includes(marker) && seen()), onExit: () => {} },
+      );
+      // The shell echoes what is typed: $((40+2)) is 42 only in what the command printed.
+      await shell.write(`echo bench-${i}-$((40+2))\n`);
+      await echoed;
+      const t3 = performance.now();
+      figures.firstCommandMs.push(t3 - t0);
+      figures.firstPairMs.push(t1 - t0);
+      figures.onlineMs.push(t2 - t1);
+      figures.shellMs.push(t3 - t2);
+      figures.confined = hub.online().find((d) => d.id === deviceId)?.capabilities.confined ?? false;
+      await shell.close();
+      shell = null;
+      if (i < n - 1) await proc.kill();
+    }
+
+    // (c) A reconnect: the last device's agent killed and started again.
+    for (let i = 0; i < n; i++) {
+      const proc = running as AgentProcess | null;
+      if (!proc) throw new Error("No device agent is running to kill");
+      const t0 = performance.now();
+      const offline = hubEvent(hub, "offline", deviceId);
+      await proc.kill();
+      await offline;
+      await start(deviceId);
+      figures.reconnectMs.push(performance.now() - t0);
+    }
+    return figures;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await (shell as DeviceShell | null)?.close().catch(() => undefined);
+    await (running as AgentProcess | null)?.kill().catch(() => undefined);
+    agent?.cleanup();
+    await server?.close().catch(() => undefined);
+    ns?.cleanup();
+  }
+}
+
+/** T4 on a database and a folder of its own. */
+async function benchT4Alone(n = N): Promise<T4Figures> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rein-bench-t4-"));
+  let db: Db | null = null;
+  try {
+    db = await migratedDb(`file:${path.join(tmp, "rein.db")}`);
+    const userId = await createUser(db, { email: "bench@rein.local", password: "bench-password", role: "operator" });
+    const by: Acting = {
+      actor: { userId, email: "bench@rein.local", name: "Bench", role: "operator", via: "cli", teamIds: [] },
+      channel: "bench",
+    };
+    return await benchT4(by, db, tmp, n);
+  } finally {
+    await db?.$disconnect();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+export function printT4(f: T4Figures) {
+  console.log(
+    `\nT4: a device (the rein-device agent in its network namespace, over a websocket; terminal ${f.confined ? "confined by bubblewrap" : "not confined"})`,
+  );
+  console.log(row("pairing (code made → the device's token, its pair command)", fmt(f.pairMs)));
+  console.log(row("pairing to first command (code made → echo's output)", fmt(f.firstCommandMs)));
+  console.log(row("  of which pairing", fmt(f.firstPairMs)));
+  console.log(row("  of which run started → online", fmt(f.onlineMs)));
+  console.log(row("  of which openShell → echo's output", fmt(f.shellMs)));
+  console.log(row("reconnect (agent killed, started again, online)", fmt(f.reconnectMs)));
+}
+
 async function main() {
   console.log(`bench:tiers — ${os.cpus().length} cores, n=${N} per figure`);
   const t1 = await benchT1Pod();
@@ -388,6 +589,24 @@ async function main() {
     const parts = [`a T1 pod's start ${p50(t1.startMs).toFixed(0)} ms: ${(call / p50(t1.startMs)).toFixed(1)}×`];
     if (t2) parts.unshift(`T2's cold call ${p50(t2.cold.callMs).toFixed(0)} ms: ${(call / p50(t2.cold.callMs)).toFixed(1)}×`);
     console.log(`\nT3's whole upgrade (p50 ${call.toFixed(0)} ms) against ${parts.join("; against ")}`);
+  }
+
+  let t4: T4Figures | null = null;
+  if (process.getuid?.() !== 0) console.log("\nT4: skipped — the device agent's network namespace needs root");
+  else {
+    t4 = await benchT4Alone();
+    printT4(t4);
+  }
+
+  if (t4) {
+    const start = p50(t4.firstCommandMs);
+    const vs = (what: string, ms: number) => `${what} ${ms.toFixed(0)} ms: ${(start / ms).toFixed(1)}×`;
+    const parts = [vs("a T1 pod's start", p50(t1.startMs))];
+    if (t3) {
+      parts.unshift(vs("T3's connect + pod start", p50(t3.connectMs) + p50(t3.podStartMs)));
+      parts.unshift(vs("T3's whole upgrade", p50(t3.callMs)));
+    }
+    console.log(`\nT4's start (p50 ${start.toFixed(0)} ms, code made → first command's output) against ${parts.join("; against ")}`);
   }
 }
 

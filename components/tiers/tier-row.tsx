@@ -1,7 +1,7 @@
 "use client";
 // One tier in Settings › Tiers: switched on, warm pool, idle timeout, price,
-// complexity threshold and whose consent entering it needs. T3 and T4 are
-// shown as not available on this server and cannot be changed.
+// complexity threshold and whose consent entering it needs. A tier this
+// server does not provide is shown as not available and cannot be changed.
 import { FieldError } from "@/components/ui";
 import {
   CONSENT_ROLES,

@@ -33,7 +33,16 @@ import {
   probeSandbox,
   type SandboxStatus,
 } from "@/server/compute";
-import { MachineRuns, TierController, connectTiers, defaultTierSettings, readTierSettings, type TierSettings } from "@/server/tiers";
+import { DeviceHub } from "@/server/devices";
+import {
+  DeviceRuns,
+  MachineRuns,
+  TierController,
+  connectTiers,
+  defaultTierSettings,
+  readTierSettings,
+  type TierSettings,
+} from "@/server/tiers";
 import { HitlBroker, HumanGate, RequestBus, connectHitl, ladderFromEnv, openLinkKeyRing, type Hitl } from "@/server/hitl";
 import { PolicyGate } from "@/server/policy";
 import { setPrice, startTelemetry } from "@/server/telemetry";
@@ -233,6 +242,8 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     dataDir: config.dataDir,
     log,
   });
+  // People's devices (docs/devices.md#the-hub): their sockets reach this process; T4 runs use them here.
+  const devices = new DeviceHub({ db, log });
   // Compute tiers (docs/desktops-and-tiers.md): upgrade_tier, the desktop of a run on T2, idle and run-end downgrades.
   const tiers = new TierController({
     db,
@@ -243,6 +254,8 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     desktops,
     // T3: runs on registered machines over SSH, their connections held by the process executing them.
     remote: new MachineRuns({ db, keyring, terminals, workspaceFor: kernel.deps.workspaceFor, graceMs: config.machineGraceMs }),
+    // T4: runs on people's devices connected to this process (several machines: not yet relayed to workers).
+    devices: new DeviceRuns({ db, hub: devices, terminals, workspaceFor: kernel.deps.workspaceFor, graceMs: config.machineGraceMs }),
     workspaceFor: kernel.deps.workspaceFor,
     // The desktop's Chromium opens Rein's own pages (the demo site) on loopback.
     selfUrl: `http://${loopbackHost(config.host)}:${config.port}`,
@@ -360,6 +373,7 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     mcp,
     hosted: new HostedPrograms({ db, log }),
     gatewayKeys,
+    devices,
     webhooks,
     system: { cluster, version },
     retention,
@@ -422,6 +436,7 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
       await closeSandboxWorkers();
       await telemetry.stop();
       tiers.stop();
+      devices.close();
       await terminals.stop();
       fileServices.stopAll();
       await desktops.stop();

@@ -7,6 +7,7 @@ import type { Webhooks } from "@/server/channels";
 import type { Cluster } from "@/server/cluster";
 import type { PodPool, SandboxStatus } from "@/server/compute";
 import type { Db } from "@/server/db";
+import type { DeviceHub } from "@/server/devices";
 import type { TeamKeyGateway } from "@/server/gateway";
 import type { Hitl } from "@/server/hitl";
 import type { HostedPrograms } from "@/server/hosted";
@@ -45,6 +46,8 @@ export interface Services {
   hosted: HostedPrograms;
   /** The model gateway for team gateway keys, on Rein's own port (docs/gateway.md#team-keys). */
   gatewayKeys: Pick<TeamKeyGateway, "handle">;
+  /** People's devices connected to this process (docs/devices.md#the-hub). */
+  devices: DeviceHub;
   /** Signed webhook endpoints (docs/channels.md#webhooks). */
   webhooks: Webhooks;
   /** Settings › System: this process's place in the deployment, and Rein's version. */

@@ -85,7 +85,15 @@ export interface TerminalPod {
 
 export class PodError extends Error {
   constructor(
-    public readonly code: "SANDBOX_UNAVAILABLE" | "POD_START_FAILED" | "POD_EXITED" | "TIMEOUT" | "ABORTED" | "BUSY" | "INVALID_COMMAND",
+    public readonly code:
+      | "SANDBOX_UNAVAILABLE"
+      | "POD_START_FAILED"
+      | "POD_EXITED"
+      | "TIMEOUT"
+      | "ABORTED"
+      | "BUSY"
+      | "INVALID_COMMAND"
+      | "SECRETS_NOT_ON_DEVICES",
     message: string,
   ) {
     super(message);

@@ -297,7 +297,7 @@ export class DeviceHub implements DevicePresence {
   /** Opens a terminal on the device (its owner allowed commands); output and exit arrive on the handlers. */
   async openShell(
     deviceId: string,
-    size: { cols: number; rows: number },
+    size: { cols: number; rows: number; env?: Record<string, string> },
     handlers: ShellHandlers,
     opts: RequestOptions = {},
   ): Promise<DeviceShell> {

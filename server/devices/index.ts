@@ -27,3 +27,4 @@ export {
 export { AGENT_TARBALL, attachDeviceSocket, createDeviceEndpoints, isDevicePath } from "./http";
 export { installDeviceHub, processDeviceHub } from "./process";
 export { DeviceCapabilitiesSchema, PairBody } from "./schemas";
+export { DevicePod, type DevicePodOptions } from "./device-pod";

@@ -168,6 +168,9 @@ export type RunEventPayloads = {
     /** T3: the machine, and the workspace copied there (push) or back (pull). */
     machineId?: string;
     machineName?: string;
+    /** T4: the person's device. */
+    deviceId?: string;
+    deviceName?: string;
     sync?: { direction: "push" | "pull"; files: number; bytes: number; ms: number; skipped: number };
     /** Leaving a tier with a price: the time spent on it at its hourly cost (Settings › Tiers). */
     costUsd?: number;
@@ -185,6 +188,8 @@ export type RunEventPayloads = {
     desktopId?: string;
     machineId?: string;
     machineName?: string;
+    deviceId?: string;
+    deviceName?: string;
   };
   /** T3: the machine's workspace copied back after a shell command, or the run's sent before one (docs/desktops-and-tiers.md#t3-remote-machines). */
   "tier.synced": {

@@ -377,9 +377,9 @@ export async function driveRun(runId: string, deps: KernelDeps, control: RunCont
 
 /** Gives a run whose agent uses the shell its terminal pod, and logs how it went. */
 async function attachTerminal(deps: KernelDeps, run: RunRecord) {
-  // T0 has no terminal; T3's is on its machine, started by the tiers (docs/desktops-and-tiers.md#t3-remote-machines).
+  // T0 has no terminal; T3's is on its machine and T4's on its device, started by the tiers (docs/desktops-and-tiers.md#t3-remote-machines).
   const tier = deps.tiers?.tierOf(run);
-  if (!deps.terminals || tier === "T0" || tier === "T3") return;
+  if (!deps.terminals || tier === "T0" || tier === "T3" || tier === "T4") return;
   // Only agents that use the shell need a pod at once (a hosted agent's terminals are the pod's); a later one attaches on first use.
   const spec = await deps.specs.get(run.agentName, run.agentVersion);
   if (!spec?.tools.includes("shell") && !spec?.hosted) return;

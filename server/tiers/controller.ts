@@ -20,6 +20,7 @@ import { joinWorkspace, type DesktopProvider, type TerminalPods } from "./enviro
 import { MachineBoundWorkspace, syncFigures, type Entered, type MachineRuns } from "./remote";
 import type { MachineCandidate } from "@/server/machines";
 import { machineTerminal, type MachineTerminalHost } from "./remote-terminal";
+import { DeviceWorkspace, deviceTerminal, type DeviceCandidate, type DeviceRuns, type DeviceTerminalHost } from "./device";
 import { complexityOf, decideUpgrade, estimatedCostUsd, tierLabel } from "./machine";
 import { lostSummary, noDesktopReason, reconnectedSummary, upgradeSummary } from "./summary";
 import { defaultTierSettings, readTierSettings } from "./settings";
@@ -38,6 +39,8 @@ export interface TierControllerDeps {
   desktops?: DesktopProvider;
   /** T3: runs on registered remote machines; absent: T3 is not available here. */
   remote?: MachineRuns;
+  /** T4: runs on people's devices; absent: T4 is not available here. */
+  devices?: DeviceRuns;
   workspaceFor(runId: string): Workspace;
   /** Rein's own origin on loopback: browser tools open paths ("/demo-site/form") on it. */
   selfUrl?: string;
@@ -68,6 +71,8 @@ interface RunTier {
   since?: number;
   /** T3: the run's machine; `lost` says why its connection is gone, and the run pauses with it. */
   machine?: { id: string; name: string; lost?: string };
+  /** T4: the run's device; `lost` says why it is gone, and the run pauses with it. */
+  device?: { id: string; name: string; lost?: string };
   /** The agent was told its desktop is gone; told again only after it had a new one. */
   toldLost?: boolean;
 }
@@ -90,7 +95,7 @@ class SandboxlessWorkspace extends Workspace {
 }
 const NO_SANDBOX = "The run is on T0 (gateway): model calls and stateless tools only";
 
-export class TierController implements TierAccess, MachineTerminalHost {
+export class TierController implements TierAccess, MachineTerminalHost, DeviceTerminalHost {
   private readonly runs = new Map<string, RunTier>();
   /** Retries of dropped machine connections in flight, by run. */
   private readonly regains = new Map<string, Promise<boolean>>();
@@ -138,6 +143,10 @@ export class TierController implements TierAccess, MachineTerminalHost {
       if (!this.deps.remote) return "this server runs no remote machines";
       return this.deps.terminals?.adopt ? null : "this server runs no terminal pods";
     }
+    if (tier === "T4") {
+      if (!this.deps.devices) return "this server has no device connections";
+      return this.deps.terminals?.adopt ? null : "this server runs no terminal pods";
+    }
     return null;
   }
 
@@ -159,6 +168,12 @@ export class TierController implements TierAccess, MachineTerminalHost {
       ctx.workspace = new SandboxlessWorkspace(this.deps.workspaceFor(run.id).root);
       ctx.terminal = { unavailable: `${NO_SANDBOX}; there is no shell. Call upgrade_tier with tier "T1" to get one.` };
     }
+    const devices = this.deps.devices;
+    const device = tier === "T4" ? devices?.session(run.id)?.device : undefined;
+    if (devices && device) {
+      ctx.terminal = deviceTerminal(this, devices, run.id);
+      ctx.workspace = new DeviceWorkspace(this.deps.workspaceFor(run.id), devices.hub, device.id);
+    }
     if (tier === "T3" && this.deps.remote) {
       const remote = this.deps.remote;
       ctx.terminal = machineTerminal(this, remote, run.id, toolCallId);
@@ -170,6 +185,7 @@ export class TierController implements TierAccess, MachineTerminalHost {
   private desktopFor(runId: string, tier: string): ToolContext["desktop"] {
     if (tierRank(tier) < 2) return { unavailable: noDesktopReason(tier, this.runs.get(runId)?.left) };
     if (tier === "T3") return { unavailable: "The run is on T3 (remote machine): it has a shell on the machine and no desktop" };
+    if (tier === "T4") return { unavailable: "The run is on T4 (a person's device): it has the device's folder and shell, and no desktop" };
     const { desktops } = this.deps;
     const why = this.unavailable("T2");
     if (!desktops || why) return { unavailable: `T2 (desktop) is not available on this server: ${why}` };
@@ -212,6 +228,7 @@ export class TierController implements TierAccess, MachineTerminalHost {
   async notice(run: RunRecord): Promise<{ text: string; events: NewRunEvent[] } | null> {
     const tier = this.tierOf(run);
     if (tier === "T3" && this.deps.remote) return this.reconnect(run);
+    if (tier === "T4" && this.deps.devices) return this.reopenDevice(run);
     if (tierRank(tier) < 2 || !this.deps.desktops || this.deps.desktops.get(run.id)) return null;
     const known = this.runs.get(run.id);
     if (known?.toldLost) return null;
@@ -248,13 +265,25 @@ export class TierController implements TierAccess, MachineTerminalHost {
       consent,
     };
     let machine: MachineCandidate | undefined;
+    let device: DeviceCandidate | undefined;
+    if (to === "T4" && this.deps.devices && !facts.unavailable) {
+      const launcher = await db.run.findUnique({
+        where: { id: request.runId },
+        select: { createdById: true, createdBy: { select: { name: true, email: true } } },
+      });
+      const team = { id: row.teamId, name: row.team?.name ?? "(no team)" };
+      const who = launcher?.createdBy?.name || launcher?.createdBy?.email || "the person who launched the run";
+      const choice = await this.deps.devices.choose(launcher?.createdById ?? null, team, who);
+      if (choice.ok) device = choice.device;
+      Object.assign(facts, { device: choice.ok ? { ok: true, name: choice.device.name } : choice });
+    }
     if (to === "T3" && this.deps.remote && !facts.unavailable) {
       const team = { id: row.teamId, name: row.team?.name ?? "(no team)" };
       const choice = await this.deps.remote.choose(request.runId, team, machineLabels(spec?.guardrails));
       if (choice.ok) machine = choice.machine;
       Object.assign(facts, { machine: choice.ok ? { ok: true, name: choice.machine.name } : choice });
     }
-    return { facts, from, agent: spec?.name ?? row.agentName, machine };
+    return { facts, from, agent: spec?.name ?? row.agentName, machine, device };
   }
 
   private async requested(request: TierRequest, from: string, agent: string) {
@@ -268,7 +297,7 @@ export class TierController implements TierAccess, MachineTerminalHost {
   }
 
   async consentNeeded(request: TierRequest): Promise<ConsentQuestion | null> {
-    const { facts, from, agent, machine } = await this.facts(request, null);
+    const { facts, from, agent, machine, device } = await this.facts(request, null);
     await this.requested(request, from, agent);
     const decision = decideUpgrade(facts);
     if (decision.kind !== "needs_consent") return null;
@@ -277,12 +306,12 @@ export class TierController implements TierAccess, MachineTerminalHost {
     const offer =
       facts.to === "T3"
         ? `${tierLabel(facts.to)} runs its shell on the machine ${machine?.name ?? "(none)"} over SSH: the run's workspace is copied there, and back after each command (watch or take over in the run's Terminal tab). `
-        : `${tierLabel(facts.to)} gives it a desktop with Chromium it drives on its own (watch or take over in the run's Desktop tab). `;
+        : facts.to === "T4"
+          ? `${tierLabel(facts.to)} works in the folder its owner chose on the device ${device?.name ?? "(none)"}${device?.commands ? ", with its terminal" : ", without commands"}; the owner is asked on the device too. `
+          : `${tierLabel(facts.to)} gives it a desktop with Chromium it drives on its own (watch or take over in the run's Desktop tab). `;
+    const where = facts.to === "T3" ? machine?.name : facts.to === "T4" ? device?.name : undefined;
     return {
-      title:
-        facts.to === "T3"
-          ? `Let ${agent} move to ${tierLabel(facts.to)} on ${machine?.name}?`
-          : `Let ${agent} move to ${tierLabel(facts.to)}?`,
+      title: where ? `Let ${agent} move to ${tierLabel(facts.to)} on ${where}?` : `Let ${agent} move to ${tierLabel(facts.to)}?`,
       detail:
         `The agent asks: ${request.reason}\n\n` +
         offer +
@@ -300,7 +329,7 @@ export class TierController implements TierAccess, MachineTerminalHost {
     // The same after a restart: the move is in the event log, keyed by the call.
     const replayed = await this.movedBy(request);
     if (replayed) return replayed;
-    const { facts, from, agent, machine } = await this.facts(request, request.consent ?? null);
+    const { facts, from, agent, machine, device } = await this.facts(request, request.consent ?? null);
     await this.requested(request, from, agent);
     let decision = decideUpgrade(facts);
     if (decision.kind === "needs_consent") {
@@ -311,7 +340,7 @@ export class TierController implements TierAccess, MachineTerminalHost {
       };
     }
     if (decision.kind === "refused") return this.refuse(request, from, decision.code, decision.message, decision.reviewer);
-    return this.migrate(request, from, facts.to, agent, machine);
+    return this.migrate(request, from, facts.to, agent, machine, device);
   }
 
   /** The answer this call got before the server stopped, if it moved the run and the run is still there. */
@@ -349,7 +378,14 @@ export class TierController implements TierAccess, MachineTerminalHost {
   }
 
   /** Provision the target, join it to the workspace, check it is live, then record the move. */
-  private async migrate(request: TierRequest, from: string, to: TierId, agent: string, machine?: MachineCandidate): Promise<UpgradeOutput> {
+  private async migrate(
+    request: TierRequest,
+    from: string,
+    to: TierId,
+    agent: string,
+    machine?: MachineCandidate,
+    device?: DeviceCandidate,
+  ): Promise<UpgradeOutput> {
     const { runId } = request;
     const started = this.now();
     const workspace = this.deps.workspaceFor(runId);
@@ -364,7 +400,20 @@ export class TierController implements TierAccess, MachineTerminalHost {
         await this.deps.desktops?.release(runId, "the run moved to a remote machine");
         entered = await this.deps.remote.enter(runId, machine, (id) => void this.regain(id));
       }
-      if (from === "T0" && to !== "T3" && this.deps.terminals && !this.deps.terminals.get(runId)) {
+      if (to === "T4") {
+        if (!device || !this.deps.devices) throw new Error("no device was chosen");
+        const answer = await this.ownerConsent(runId, agent, device);
+        if (!answer.granted)
+          return this.refuse(
+            request,
+            from,
+            "DEVICE_REFUSED",
+            `The owner of ${device.name} did not let the run use it (asked on the device)`,
+          );
+        await this.deps.desktops?.release(runId, "the run moved to a person's device");
+        await this.deps.devices.enter(runId, device);
+      }
+      if (from === "T0" && to !== "T3" && to !== "T4" && this.deps.terminals && !this.deps.terminals.get(runId)) {
         const attached = await this.deps.terminals.attach(runId, workspace.root);
         ({ fromPool } = attached);
         const { pod, startMs } = attached;
@@ -381,7 +430,9 @@ export class TierController implements TierAccess, MachineTerminalHost {
         await attached.desktop.check();
       }
     } catch (err) {
+      if (err instanceof ToolError) throw err;
       if (to === "T2") await this.deps.desktops?.release(runId, "it did not start").catch(() => {});
+      if (to === "T4") await this.deps.devices?.leave(runId).catch(() => null);
       return this.refuse(request, from, "TIER_UNAVAILABLE", `${tierLabel(to)} could not be provided: ${(err as Error).message}`);
     }
     const durationMs = Math.round(this.now() - started);
@@ -398,12 +449,14 @@ export class TierController implements TierAccess, MachineTerminalHost {
         workspaceDir: workspace.root,
         priorSteps: priorSteps.stepCount,
         ...(entered ? { machine: entered.machine.name } : {}),
+        ...(device ? { device: device.name } : {}),
       }),
     };
     const state = this.remember(runId, to);
     state.lastUse = this.now();
     state.since = this.now();
     state.machine = entered ? { id: entered.machine.id, name: entered.machine.name } : undefined;
+    state.device = to === "T4" && device ? { id: device.id, name: device.name } : undefined;
     state.left = undefined;
     state.toldLost = false;
     state.upgrade = { toolCallId: request.toolCallId, output };
@@ -425,6 +478,7 @@ export class TierController implements TierAccess, MachineTerminalHost {
                 sync: { direction: "push" as const, ...syncFigures(entered.push) },
               }
             : {}),
+          ...(to === "T4" && device ? { deviceId: device.id, deviceName: device.name } : {}),
           toolCallId: request.toolCallId,
         },
         { actor: `agent:${agent}`, key: `tier-changed:${request.toolCallId}` },
@@ -439,6 +493,7 @@ export class TierController implements TierAccess, MachineTerminalHost {
     const before = this.runs.get(runId);
     await this.deps.desktops?.release(runId, reason.toLowerCase());
     const left = from === "T3" ? await this.deps.remote?.leave(runId) : null;
+    const leftDevice = from === "T4" ? await this.deps.devices?.leave(runId) : null;
     await this.deps.db.run.updateMany({ where: { id: runId, tier: from }, data: { tier: "T1" } });
     let costUsd: number | undefined;
     if (from === "T3" && before?.since !== undefined) {
@@ -449,6 +504,7 @@ export class TierController implements TierAccess, MachineTerminalHost {
     state.left = left?.problem ? `${reason}; ${left.problem}` : reason;
     state.upgrade = undefined;
     state.machine = undefined;
+    state.device = undefined;
     state.since = this.now();
     await this.deps.runs.appendEvents(runId, [
       event("tier.changed", {
@@ -458,6 +514,7 @@ export class TierController implements TierAccess, MachineTerminalHost {
         trigger,
         durationMs: Math.round(this.now() - started),
         ...(left ? { machineId: left.machine.id, machineName: left.machine.name } : {}),
+        ...(leftDevice ? { deviceId: leftDevice.id, deviceName: leftDevice.name } : {}),
         ...(left?.pulled ? { sync: { direction: "pull" as const, ...syncFigures(left.pulled) } } : {}),
         ...(costUsd === undefined ? {} : { costUsd }),
       }),
@@ -489,7 +546,7 @@ export class TierController implements TierAccess, MachineTerminalHost {
     const settings = await this.settings();
     let n = 0;
     for (const [runId, state] of this.runs) {
-      const idleMin = state.tier === "T2" || state.tier === "T3" ? settings[state.tier].idleTimeoutMin : null;
+      const idleMin = state.tier === "T2" || state.tier === "T3" || state.tier === "T4" ? settings[state.tier].idleTimeoutMin : null;
       if (idleMin === null || state.held || this.now() - state.lastUse < idleMin * 60_000) continue;
       if (state.tier === "T2" && this.deps.desktops?.get(runId)) {
         await this.leave(runId, "T2", "idle", `No browser tool call for ${idleMin} min: the desktop was released`);
@@ -500,6 +557,14 @@ export class TierController implements TierAccess, MachineTerminalHost {
           "T3",
           "idle",
           `No shell command for ${idleMin} min: the run left the machine ${state.machine?.name ?? ""}`.trim(),
+        );
+        n++;
+      } else if (state.tier === "T4" && this.deps.devices?.session(runId)) {
+        await this.leave(
+          runId,
+          "T4",
+          "idle",
+          `No command or file tool for ${idleMin} min: the run left the device ${state.device?.name ?? ""}`.trim(),
         );
         n++;
       }
@@ -516,7 +581,87 @@ export class TierController implements TierAccess, MachineTerminalHost {
 
   /** Why the run must pause before its next step (its machine's connection dropped), or null. */
   held(runId: string): string | null {
-    return this.runs.get(runId)?.machine?.lost ?? null;
+    const state = this.runs.get(runId);
+    return state?.machine?.lost ?? state?.device?.lost ?? null;
+  }
+
+  deviceLost(runId: string, reason: string): void {
+    const device = this.runs.get(runId)?.device;
+    if (device && !device.lost) device.lost = `${reason}; it goes on there when a person resumes it and the device is online`;
+  }
+
+  /** The owner's consent on the device for this run (or the auto-consent they set for its team). */
+  private async ownerConsent(runId: string, agent: string, device: DeviceCandidate) {
+    const row = await this.deps.db.run.findUnique({
+      where: { id: runId },
+      select: { goal: true, teamId: true, team: { select: { name: true } }, createdBy: { select: { name: true, email: true } } },
+    });
+    return this.deps.devices!.consent(device, {
+      runId,
+      agent,
+      goal: (row?.goal ?? "").slice(0, 500),
+      team: { id: row?.teamId ?? "", name: row?.team?.name ?? "(no team)" },
+      requester: row?.createdBy?.name || row?.createdBy?.email || "a person",
+    });
+  }
+
+  /**
+   * Before the first turn of an execution of a run on T4: its device's
+   * terminal is there, or opened again (the server restarted, the device
+   * came back); when the device is offline the run pauses again, saying why.
+   */
+  private async reopenDevice(run: Pick<RunRecord, "id" | "tier">): Promise<{ text: string; events: NewRunEvent[] } | null> {
+    const devices = this.deps.devices!;
+    const state = this.remember(run.id, "T4");
+    const known = devices.session(run.id);
+    if (known && devices.hub.isOnline(known.device.id)) {
+      if (state.device) state.device.lost = undefined;
+      return null;
+    }
+    const last = await this.deps.db.runEvent.findFirst({
+      where: { runId: run.id, type: "tier.changed" },
+      orderBy: { seq: "desc" },
+      select: { payload: true },
+    });
+    const deviceId = last ? (JSON.parse(last.payload) as { deviceId?: unknown }).deviceId : undefined;
+    const row =
+      typeof deviceId === "string"
+        ? await this.deps.db.device.findFirst({
+            where: { id: deviceId, revokedAt: null },
+            select: { id: true, name: true, ownerId: true, capabilities: true },
+          })
+        : null;
+    const name = row?.name ?? state.device?.name ?? "of this run";
+    if (!row || !devices.hub.isOnline(row.id)) {
+      const lost = row ? `The device ${name} is offline` : `The device of this run was revoked or removed`;
+      state.device = { id: row?.id ?? "", name, lost: `${lost}; it goes on there when a person resumes it and the device is online` };
+      return { text: `[Rein] ${lost}. The run paused before your next turn.`, events: [event("tier.lost", { tier: "T4", reason: lost })] };
+    }
+    const caps = JSON.parse(row.capabilities || "{}") as { commands?: unknown; confined?: unknown };
+    const device = {
+      id: row.id,
+      name: row.name,
+      ownerId: row.ownerId,
+      commands: caps.commands === "any",
+      confined: caps.confined === true,
+    };
+    await devices.enter(run.id, device);
+    state.device = { id: device.id, name: device.name };
+    state.lastUse = this.now();
+    state.since ??= this.now();
+    return {
+      text: `[Rein] You are on T4, the device ${device.name}: a new terminal was opened there; the files in its folder are as they were.`,
+      events: [
+        event("tier.restored", {
+          tier: "T4",
+          reason: `The device ${device.name} is online: a new terminal there`,
+          durationMs: 0,
+          fromPool: false,
+          deviceId: device.id,
+          deviceName: device.name,
+        }),
+      ],
+    };
   }
 
   touched(runId: string): void {

@@ -28,6 +28,7 @@ export {
 export { TierController, type TierControllerDeps, type UpgradeOutput } from "./controller";
 export { joinWorkspace, type DesktopProvider, type TerminalPods } from "./environments";
 export { MachineRuns, type MachineRunsDeps } from "./remote";
+export { DeviceRuns, DeviceWorkspace, type DeviceRunsDeps, type DeviceCandidate } from "./device";
 export { getTierOverview, updateTierSettings, type TierRuntime, type TierOverview } from "./service";
 
 /**

@@ -74,15 +74,11 @@ describe("decideUpgrade", () => {
     });
   });
 
-  it("TIER_UNAVAILABLE for T4, which this server does not have, even when every other fact allows it", () => {
-    for (const to of ["T4"] as const) {
-      const d = decideUpgrade(facts({ to, complexity: { score: 1, source: "run" }, consent: approved }, (s) => (s[to].enabled = true)));
-      expect(d).toMatchObject({
-        kind: "refused",
-        code: "TIER_UNAVAILABLE",
-        message: expect.stringContaining("not available on this server"),
-      });
-    }
+  it("NO_DEVICE for T4 when none of the person's devices is online, in the words given", () => {
+    const reason = "No device of Ada is online for team Core; pair one in Settings › Devices and start it with rein-device run";
+    const f = facts({ to: "T4", from: "T1", complexity: { score: 1, source: "run" }, consent: approved }, (s) => (s.T4.enabled = true));
+    expect(decideUpgrade({ ...f, device: { ok: false, reason } })).toEqual({ kind: "refused", code: "NO_DEVICE", message: reason });
+    expect(decideUpgrade({ ...f, device: { ok: true, name: "ada-laptop" } })).toMatchObject({ kind: "granted" });
   });
 
   it("NO_MACHINE for T3 when no machine is ready for the run's team, in the words given", () => {

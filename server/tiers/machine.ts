@@ -29,6 +29,8 @@ export interface UpgradeFacts {
   consent: ConsentAnswer | null;
   /** T3: the machine the run would get, or why there is none. */
   machine?: { ok: true; name: string } | { ok: false; reason: string };
+  /** T4: the device the run would get, or why there is none. */
+  device?: { ok: true; name: string } | { ok: false; reason: string };
 }
 
 export interface Complexity {
@@ -89,6 +91,7 @@ export function decideUpgrade(f: UpgradeFacts): UpgradeDecision {
   if (!setting.enabled) return refused("TIER_DISABLED", `${target} is turned off on this server (Settings › Tiers)`);
   if (f.unavailable) return refused("TIER_UNAVAILABLE", `${target} is not available on this server: ${f.unavailable}`);
   if (f.machine && !f.machine.ok) return refused("NO_MACHINE", f.machine.reason);
+  if (f.device && !f.device.ok) return refused("NO_DEVICE", f.device.reason);
   if (f.complexity.score < setting.threshold) {
     return refused(
       "COMPLEXITY_BELOW_THRESHOLD",

@@ -91,7 +91,6 @@ describe("tier settings", () => {
       s.T4.poolSize = 2;
     });
     expect(await issues(saveTierSettings(t.db, refine, admin))).toEqual([
-      "T4.enabled: cannot be on: Local devices (T4) are not available on this server",
       "T4.poolSize: is 0: T4 keeps no warm environments",
       "T0.enabled: cannot be off: every run can fall back to T0",
     ]);

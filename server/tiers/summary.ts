@@ -15,6 +15,8 @@ export interface MoveSummary {
   priorSteps: number;
   /** T3: the machine's name. */
   machine?: string;
+  /** T4: the device's name. */
+  device?: string;
 }
 
 function seconds(ms: number) {
@@ -27,7 +29,9 @@ export function upgradeSummary(s: MoveSummary): string {
     `Before: ${tierLabel(s.from)}, ${s.priorSteps} model turn${s.priorSteps === 1 ? "" : "s"} so far; ${TIER_OFFERS[s.from as TierId] ?? "its own tools"}.`,
     s.to === "T3"
       ? `Workspace: copied to the machine ${s.machine ?? ""}. The shell runs there; after each command the workspace is copied back, so the file tools see what it wrote.`
-      : `Workspace: unchanged. The file tools and the shell (at /workspace) see the same files as before.`,
+      : s.to === "T4"
+        ? `Workspace: the folder its owner chose on the device ${s.device ?? ""}. The file tools and the shell work there, in the owner's files (paths are relative to that folder; nothing outside it is reachable). Your earlier workspace is not there.`
+        : `Workspace: unchanged. The file tools and the shell (at /workspace) see the same files as before.`,
   ];
   if (s.to === "T2") {
     lines.push(

@@ -30,13 +30,11 @@ export const TIER_OFFERS: Record<TierId, string> = {
   T1: "the workspace's files and a sandboxed shell (no network unless policy allows it)",
   T2: "the workspace and shell of T1, plus a desktop with Chromium: the browser_* tools (navigate, click, type, press, scroll, screenshot, read, wait)",
   T3: "the workspace's files, and a shell on a registered remote machine over SSH (the workspace is copied there, and back after each shell command); no desktop",
-  T4: "a user's own device",
+  T4: "the files of a folder on a person's own device, and its terminal when the owner allows commands; no desktop, no secrets, no git tools or search",
 };
 
 /** Tiers this server cannot provide at all; they are shown, never faked. */
-export const NOT_BUILT: Partial<Record<TierId, string>> = {
-  T4: "Local devices (T4) are not available on this server",
-};
+export const NOT_BUILT: Partial<Record<TierId, string>> = {};
 
 export const CONSENT_ROLES = ["operator", "approver", "admin"] as const satisfies readonly Role[];
 export type ConsentRole = (typeof CONSENT_ROLES)[number];
@@ -67,5 +65,7 @@ export const REFUSAL_CODES = [
   "CONSENT_REJECTED",
   "CONSENT_REQUIRED",
   "NO_MACHINE",
+  "NO_DEVICE",
+  "DEVICE_REFUSED",
 ] as const;
 export type RefusalCode = (typeof REFUSAL_CODES)[number];

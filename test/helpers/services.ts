@@ -27,6 +27,7 @@ const KERNEL_OPTIONS = {
   mcp: null,
   hosted: null,
   gatewayKeys: null,
+  devices: null,
   webhooks: null,
   system: null,
   retention: null,

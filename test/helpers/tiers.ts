@@ -5,7 +5,15 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { configureEgress } from "@/server/compute";
 import { Budgets } from "@/server/limits";
-import { TierController, connectTiers, type DesktopProvider, type MachineRuns, type TerminalPods, type TierSettings } from "@/server/tiers";
+import {
+  TierController,
+  connectTiers,
+  type DesktopProvider,
+  type DeviceRuns,
+  type MachineRuns,
+  type TerminalPods,
+  type TierSettings,
+} from "@/server/tiers";
 import { handleDemoSite } from "@/server/demo-site";
 import { SILENT_LOG, type TestKernel } from "./kernel";
 
@@ -20,6 +28,7 @@ export function attachTiers(
     desktops?: DesktopProvider;
     terminals?: TerminalPods;
     remote?: MachineRuns;
+    devices?: DeviceRuns;
     now?: () => number;
     selfUrl?: string;
     defaults?: TierSettings;
@@ -34,6 +43,7 @@ export function attachTiers(
     desktops: opts.desktops,
     terminals: opts.terminals,
     remote: opts.remote,
+    devices: opts.devices,
     workspaceFor: tk.kernel.deps.workspaceFor,
     selfUrl: opts.selfUrl,
     now: opts.now,

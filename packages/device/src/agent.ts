@@ -12,6 +12,8 @@ import {
   type DeviceFrame,
   type DeviceOp,
   type ServerFrame,
+  DEVICE_SHELL_ENV_MAX,
+  DEVICE_SHELL_ENV_NAMES,
 } from "../../../lib/device-protocol";
 import { capabilities } from "./capabilities";
 import type { AgentConfig } from "./config";
@@ -226,7 +228,7 @@ export class DeviceAgent {
         const session = this.session(p);
         if (!isInt(p.cols, 1, 1000) || !isInt(p.rows, 1, 1000))
           throw new Refusal("BAD_REQUEST", "A terminal's size is 1 to 1000 columns and rows");
-        this.shells.open(session, p.cols, p.rows);
+        this.shells.open(session, p.cols, p.rows, shellEnv(p.env));
         say(`Terminal ${session} opened in ${this.config.folder}${this.shells.confined ? " (confined)" : " (NOT confined)"}`);
         return { confined: this.shells.confined };
       }
@@ -254,4 +256,19 @@ export class DeviceAgent {
         throw new Refusal("UNKNOWN_OP", `This agent does not know the operation ${String(op).slice(0, 40)}; it may be older than Rein`);
     }
   }
+}
+
+/** Rein's variables for a shell: only the names the protocol allows, short values without NUL; anything else is refused. */
+function shellEnv(raw: unknown): Record<string, string> {
+  if (raw === undefined) return {};
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new Refusal("BAD_REQUEST", "A terminal's env is an object");
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (!(DEVICE_SHELL_ENV_NAMES as readonly string[]).includes(name))
+      throw new Refusal("BAD_REQUEST", `Rein may not set ${name.slice(0, 40)} for a terminal on this device`);
+    if (typeof value !== "string" || value.length > DEVICE_SHELL_ENV_MAX || value.includes("\0"))
+      throw new Refusal("BAD_REQUEST", `The value of ${name} is not one a terminal takes`);
+    out[name] = value;
+  }
+  return out;
 }

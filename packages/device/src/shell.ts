@@ -31,10 +31,11 @@ function cleanEnv(cols: number, rows: number): NodeJS.ProcessEnv {
   return env as NodeJS.ProcessEnv;
 }
 
+// bash without start-up files: the owner's prompt and aliases do not change what Rein's commands see or how it reads their ends.
 function command(folder: string, cols: number, rows: number): { file: string; args: string[] } {
-  if (process.platform === "darwin") return { file: "script", args: ["-q", "/dev/null", "bash"] };
+  if (process.platform === "darwin") return { file: "script", args: ["-q", "/dev/null", "bash", "--noprofile", "--norc", "-i"] };
   // util-linux script runs the command with /bin/sh -c; the numbers were checked to be integers.
-  const inner = ["script", "-qfec", `stty cols ${cols} rows ${rows} 2>/dev/null; exec bash -i`, "/dev/null"];
+  const inner = ["script", "-qfec", `stty cols ${cols} rows ${rows} 2>/dev/null; exec bash --noprofile --norc -i`, "/dev/null"];
   const bwrap = workingBwrap();
   if (!bwrap) return { file: inner[0], args: inner.slice(1) };
   const home = os.homedir();
@@ -104,11 +105,17 @@ export class Shells {
     return process.platform === "linux" && workingBwrap() !== null;
   }
 
-  open(session: string, cols: number, rows: number): void {
+  /** `env`: Rein's variables (checked by the agent: allowed names only), under the clean environment's. */
+  open(session: string, cols: number, rows: number, env: Record<string, string> = {}): void {
     if (this.sessions.has(session)) throw new Error(`Terminal ${session} is open already`);
     if (this.sessions.size >= MAX_SHELLS) throw new Error(`${MAX_SHELLS} terminals are open on this device; close one first`);
     const { file, args } = command(this.folder, cols, rows);
-    const child = spawn(file, args, { cwd: this.folder, env: cleanEnv(cols, rows), stdio: ["pipe", "pipe", "pipe"], detached: true });
+    const child = spawn(file, args, {
+      cwd: this.folder,
+      env: { ...env, ...cleanEnv(cols, rows) },
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
     this.sessions.set(session, child);
     child.stdin!.on("error", () => {});
     const decoder = new StringDecoder("utf8");
