@@ -10,6 +10,7 @@ import type { SFTPWrapper } from "ssh2";
 import {
   POD_SECRETS_DIR,
   POD_WORKDIR,
+  PodError,
   PtyPod,
   SHELL_ENV,
   shellQuote,
@@ -31,8 +32,12 @@ export interface RemotePodOptions {
   limits: PodLimits;
   cols?: number;
   rows?: number;
+  /** How long one SFTP step (opening the session, writing a file) and opening the shell may take; default 30 s. */
+  sftpTimeoutMs?: number;
 }
 
+/** A step over SFTP, or opening the shell: the machine may answer its keepalives and never this. */
+const STEP_TIMEOUT_MS = 30_000;
 const HOME = /^\/[A-Za-z0-9._/-]{0,200}$/;
 const POD_UID = 1000;
 
@@ -89,8 +94,14 @@ export class RemotePod extends PtyPod {
   private script(): string {
     const q = shellQuote;
     const R = q(this.folder);
-    // The session's id (the sixth field of /proc/<pid>/stat), for killing all of it when the terminal closes.
-    const lines = ["#!/bin/sh", `read -r _ _ _ _ _ sid _ < /proc/$$/stat && echo "$sid" > ${R}/pod.pid`];
+    // The session's id (the sixth field of /proc/<pid>/stat), for killing all of it when the terminal closes; with
+    // its leader's start time (the 22nd) and the machine's boot id, so a number the machine gave to another
+    // session since (this one ended with a connection that dropped, the machine restarted) is not taken for it.
+    const lines = [
+      "#!/bin/sh",
+      `read -r _ _ _ _ _ sid _ < /proc/$$/stat && s=$(cat /proc/$sid/stat) && s=\${s##*) } && set -- $s && ` +
+        `echo "$sid \${20} $(cat /proc/sys/kernel/random/boot_id)" > ${R}/pod.pid`,
+    ];
     const env = this.env();
     if (this.options.confinement === "bubblewrap") {
       const a = ["bwrap", "--unshare-all", "--die-with-parent"];
@@ -126,9 +137,38 @@ export class RemotePod extends PtyPod {
     return `${lines.join("\n")}\n`;
   }
 
+  private get stepMs() {
+    return this.options.sftpTimeoutMs ?? STEP_TIMEOUT_MS;
+  }
+
+  /** The pod's SFTP session, opened again when an earlier one was given up. */
+  private async session(): Promise<SFTPWrapper> {
+    this.sftp ??= await this.options.conn.sftp(this.stepMs);
+    return this.sftp;
+  }
+
+  /**
+   * A file written on the machine within the step's time limit: an SFTP server
+   * that stops answering (the run's processes, as the machine's user, can stop
+   * it; a disk that hangs) while the connection answers its keepalives would
+   * hold the command, or the pod's start, for good. The session is given up
+   * then; the next write opens another.
+   */
   private async writeRemote(file: string, content: string, mode: number, flags = "w") {
-    const sftp = this.sftp!;
-    await call<void>((cb) => sftp.writeFile(file, content, { mode, flag: flags }, (err) => cb(err, undefined)));
+    const sftp = await this.session();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        if (this.sftp === sftp) this.sftp = null;
+        sftp.end();
+        reject(new PodError("TIMEOUT", `The machine did not write the pod's file within ${Math.round(this.stepMs / 100) / 10} s`));
+      }, this.stepMs);
+    });
+    try {
+      await Promise.race([call<void>((cb) => sftp.writeFile(file, content, { mode, flag: flags }, (err) => cb(err, undefined))), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   protected override async openTerminal(cols: number, rows: number): Promise<{ terminal: PodTerminal; started(): void }> {
@@ -142,11 +182,10 @@ export class RemotePod extends PtyPod {
     if (setup.code !== 0) throw new Error("the run's folder on the machine is missing: push the workspace first");
     if (!HOME.test(home)) throw new Error("the machine's home folder has a name Rein does not use");
     this.folder = `${home}/${base}`;
-    this.sftp = await conn.sftp();
     await this.writeRemote(`${base}/etc/passwd`, PASSWD, 0o644);
     await this.writeRemote(`${base}/etc/group`, GROUP, 0o644);
     await this.writeRemote(`${base}/pod.sh`, this.script(), 0o700);
-    const shell = await conn.shell({ cols, rows, command: `/bin/sh ${base}/pod.sh` });
+    const shell = await conn.shell({ cols, rows, command: `/bin/sh ${base}/pod.sh`, timeoutMs: this.stepMs });
     const decoder = new StringDecoder("utf8");
     const terminal: PodTerminal = {
       write: (data) => shell.write(data),
@@ -171,8 +210,8 @@ export class RemotePod extends PtyPod {
     const file = `${this.folder}/secrets/${base}`;
     await this.writeRemote(file, content, 0o600, "wx");
     const seen = this.options.confinement === "bubblewrap" ? `${POD_SECRETS_DIR}/${base}` : file;
-    const sftp = this.sftp;
-    return { source: `. ${shellQuote(seen)}; `, remove: () => sftp?.unlink(file, () => undefined) };
+    // A session given up meanwhile: the file goes with the pod's files (killLeftovers).
+    return { source: `. ${shellQuote(seen)}; `, remove: () => void this.sftp?.unlink(file, () => undefined) };
   }
 
   protected override cleanup() {
@@ -197,13 +236,25 @@ export class RemotePod extends PtyPod {
    * What a pod of the run left on the machine: the processes of its shell's
    * session (by the session id it wrote down) killed, its files (secrets,
    * start script, history) removed. For a connection that dropped, from the next.
+   *
+   * The session is the pod's only when the machine has not restarted since
+   * (its boot id) and the session's leader is the one that wrote the file
+   * (its start time), or is gone while processes of its session are left (a
+   * session's number is not given out again while any process is in it). A
+   * number the machine has given to another session since (another run's
+   * shell) is left alone, and so are 0 and 1 (`kill -- -1` is every process
+   * of the user).
    */
   static async killLeftovers(conn: MachineConnection, runId: string): Promise<void> {
     const base = runFolder(runId);
     const kill =
+      `set -f; set -- $(head -c 200 ${base}/pod.pid 2>/dev/null); p=$1 t=$2 b=$3; ` +
+      `case "$p" in ''|*[!0-9]*|0|1) p=;; esac; case "$t" in ''|*[!0-9]*) p=;; esac; ` +
+      `[ -n "$b" ] && [ "$b" = "$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)" ] || p=; ` +
+      `if [ -n "$p" ] && s=$(cat /proc/$p/stat 2>/dev/null); then s=\${s##*) }; set -- $s; [ "\${20}" = "$t" ] || p=; fi; ` +
       // SIGKILL lands a moment later: wait (up to 2 s) until nothing but zombies is left of the session.
-      `p=$(head -c 16 ${base}/pod.pid 2>/dev/null); case "$p" in ''|*[!0-9]*) ;; *) pkill -KILL -s "$p"; kill -KILL -- "-$p"; ` +
-      `for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do ps -o stat= -s "$p" | grep -q '^[^Z]' || break; sleep 0.1; done;; esac 2>/dev/null; ` +
+      `if [ -n "$p" ]; then pkill -KILL -s "$p"; kill -KILL -- "-$p"; ` +
+      `for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do ps -o stat= -s "$p" | grep -q '^[^Z]' || break; sleep 0.1; done; fi 2>/dev/null; ` +
       `rm -rf -- ${base}/secrets ${base}/etc ${base}/pod.sh ${base}/pod.pid ${base}/bash_history; true`;
     await conn.exec(kill, { maxOutputBytes: 4096, signal: AbortSignal.timeout(15_000) });
   }

@@ -12,6 +12,8 @@ export const READY_TIMEOUT_MS = 10_000;
 const KEEPALIVE_MS = 15_000;
 /** How long the machine may take to open an SFTP session. */
 const SFTP_OPEN_TIMEOUT_MS = 30_000;
+/** How long the machine may take to open a shell's channel. */
+const SHELL_OPEN_TIMEOUT_MS = 30_000;
 const KEEPALIVE_MAX = 3;
 /** What exec keeps of each stream by default; onData still sees everything. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -178,6 +180,8 @@ export interface ShellOptions {
   term?: string;
   /** Run this command at the PTY instead of the user's login shell. */
   command?: string;
+  /** How long the machine may take to open the shell's channel; default 30 s. */
+  timeoutMs?: number;
 }
 
 /** A command's output as a stream (MachineConnection.execStream). */
@@ -345,8 +349,18 @@ export class MachineConnection {
     const cols = clampDim(opts.cols, 1000);
     const rows = clampDim(opts.rows, 1000);
     const term = /^[A-Za-z0-9._-]{1,32}$/.test(opts.term ?? "") ? opts.term! : "xterm-256color";
+    const timeoutMs = opts.timeoutMs ?? SHELL_OPEN_TIMEOUT_MS;
     return new Promise<MachineShell>((resolve, reject) => {
+      if (this.closed) return reject(new MachineConnectError("reset", "The connection to the machine is closed"));
+      // A machine that answers its keepalives and never opens the channel does not hold the pod's start for good.
+      let gaveUp = false;
+      const timer = setTimeout(() => {
+        gaveUp = true;
+        reject(new MachineConnectError("timeout", `The machine did not open a shell within ${Math.round(timeoutMs / 100) / 10} s`));
+      }, timeoutMs);
       const opened = (err: Error | undefined, stream: ClientChannel) => {
+        clearTimeout(timer);
+        if (gaveUp) return void (err ? undefined : stream.close());
         if (err) return reject(new MachineConnectError("protocol", `The machine did not open a shell: ${err.message.slice(0, 200)}`));
         let status: { code: number | null; signal: string | null } = { code: null, signal: null };
         const exited = new Promise<{ code: number | null; signal: string | null }>((done) => {

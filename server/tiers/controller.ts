@@ -695,16 +695,19 @@ export class TierController implements TierAccess, MachineTerminalHost, DeviceTe
     if (!remote || state?.tier !== "T3") return false;
     const name = state.machine?.name ?? "of this run";
     const back = await remote.regain(runId);
+    // The run left its machine meanwhile (it ended, a person canceled it): nothing to record.
+    if (this.runs.get(runId)?.tier !== "T3") return false;
     if (back.ok) {
       if (back.attempts === 0) return true;
       state.lastUse = this.now();
       const seconds = Math.round(back.ms / 100) / 10;
+      const copy = back.pulled
+        ? "copied the machine's workspace back and to the machine again"
+        : "could not bring the machine's copy of the workspace back (the workspace is as the last copy back left it, with the file tools' changes since) and copied it to the machine again";
       await this.deps.runs.appendEvents(runId, [
         event("tier.restored", {
           tier: "T3",
-          reason:
-            `The connection to the machine ${name} dropped: Rein reconnected after ${seconds} s ` +
-            `(${back.attempts} ${back.attempts === 1 ? "try" : "tries"}) and copied the workspace back and to the machine again`,
+          reason: `The connection to the machine ${name} dropped: Rein reconnected after ${seconds} s (${back.attempts} ${back.attempts === 1 ? "try" : "tries"}) and ${copy}`,
           durationMs: back.ms,
           fromPool: false,
           machineId: back.machine.id,

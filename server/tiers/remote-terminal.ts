@@ -28,7 +28,8 @@ const lostWords = (name: string) =>
 
 const regainedWords = (name: string) =>
   `The connection to the machine ${name} dropped while the command ran: it may or may not have finished there, ` +
-  `and it is not run again. Rein reconnected; the workspace is as the machine had it. Check what the command did before you go on.`;
+  `and it is not run again. Rein reconnected (the run's timeline says whether the machine's copy of the workspace came back). ` +
+  `Check what the command did before you go on.`;
 
 export function machineTerminal(host: MachineTerminalHost, remote: MachineRuns, runId: string, toolCallId: string): TerminalAccess {
   return {
@@ -65,7 +66,7 @@ export function machineTerminal(host: MachineTerminalHost, remote: MachineRuns, 
         throw new ToolError("MACHINE_LOST", lostWords(name));
       }
       host.touched(runId);
-      const pulled = await remote.pull(runId).catch((err: Error) => {
+      const pulled = await remote.pull(runId, { afterCommand: true }).catch((err: Error) => {
         throw new ToolError(
           "SYNC_FAILED",
           `The command ran on ${name} (exit code ${result.exitCode}), but its files could not be copied back: ${err.message}`,

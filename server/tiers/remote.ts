@@ -114,6 +114,8 @@ const unsentMarker = (root: string) => `${root}.unsent`;
 export class MachineRuns {
   private readonly sessions = new Map<string, Session>();
   private readonly regaining = new Map<string, Promise<Regained>>();
+  /** Runs leaving their machine: a retry in flight for one stops at its next turn. */
+  private readonly stopping = new Set<string>();
 
   constructor(private readonly deps: MachineRunsDeps) {}
 
@@ -230,7 +232,7 @@ export class MachineRuns {
     let attempts = 0;
     let last = "it did not answer";
     for (;;) {
-      if (this.sessions.get(runId) !== old || old.leaving)
+      if (this.sessions.get(runId) !== old || old.leaving || this.stopping.has(runId))
         return { ok: false, machine: old.machine, ms: ms(), attempts, reason: "the run left its machine meanwhile" };
       attempts++;
       try {
@@ -315,10 +317,17 @@ export class MachineRuns {
     }
   }
 
-  /** The machine's workspace copied back into the run's. */
-  async pull(runId: string): Promise<SyncReport | null> {
+  /**
+   * The machine's workspace copied back into the run's. Changes the file
+   * tools made here since the last copy go to the machine first (the run
+   * pauses, or a person takes over, after a write_file): else the copy back
+   * would replace them with what the machine had. `afterCommand`: a command
+   * just ran there, and what it did wins.
+   */
+  async pull(runId: string, opts: { afterCommand?: boolean } = {}): Promise<SyncReport | null> {
     const s = this.session(runId);
     if (!s || s.conn.isClosed) return null;
+    if (!opts.afterCommand && this.unsent(runId)) await this.sendChanges(runId);
     return pullWorkspace(s.conn, this.deps.workspaceFor(runId).root, runId, { confinement: confinementOf(s) });
   }
 
@@ -328,6 +337,17 @@ export class MachineRuns {
    * connection closes. `pulled` is null when nothing could be copied back.
    */
   async leave(runId: string): Promise<{ machine: MachineCandidate; pulled: SyncReport | null; problem?: string } | null> {
+    // A reconnect in flight ends first (it tries no more): else it would make the run's session, pod and
+    // folder on the machine again after they went, for a run that left.
+    const retry = this.regaining.get(runId);
+    if (retry) {
+      this.stopping.add(runId);
+      try {
+        await retry.catch(() => undefined);
+      } finally {
+        this.stopping.delete(runId);
+      }
+    }
     const s = this.sessions.get(runId);
     if (!s) return null;
     s.leaving = true;
@@ -342,9 +362,12 @@ export class MachineRuns {
       }).catch(() => null);
     let pulled: SyncReport | null = null;
     let problem: string | undefined;
+    const root = this.deps.workspaceFor(runId).root;
+    // Changes the file tools made here since the last copy: the workspace here is the newer one, and stays.
+    const newerHere = this.unsent(runId);
     if (conn) {
       try {
-        pulled = await pullWorkspace(conn, this.deps.workspaceFor(runId).root, runId, { confinement: confinementOf(s) });
+        if (!newerHere) pulled = await pullWorkspace(conn, root, runId, { confinement: confinementOf(s) });
       } catch (err) {
         problem = `The workspace could not be copied back: ${(err as Error).message}`;
       }
@@ -352,6 +375,7 @@ export class MachineRuns {
       await removeRunFolder(conn, runId).catch(() => undefined);
       conn.close();
     } else problem = "The connection to the machine had dropped: the workspace is as the last copy back left it";
+    fs.rmSync(unsentMarker(root), { force: true });
     s.conn.close();
     return { machine: s.machine, pulled, ...(problem ? { problem } : {}) };
   }
