@@ -208,6 +208,7 @@ const EVERY_PAGE = [
   "/settings/prices",
   "/settings/budgets",
   "/settings/tiers",
+  "/settings/devices",
   "/settings/policy",
   "/settings/channels",
   "/settings/mcp",

@@ -7,7 +7,8 @@ import { trpc, type RouterOutputs } from "@/lib/trpc";
 
 type Created = RouterOutputs["identity"]["createToken"];
 
-export function CopyField({ value, testId, label = "New token" }: { value: string; testId?: string; label?: string }) {
+/** Copies `value` to the clipboard, and says whether it did. */
+export function CopyButton({ value, testId = "copy-token", label = "Copy" }: { value: string; testId?: string; label?: string }) {
   const [copied, setCopied] = useState<"yes" | "failed" | null>(null);
   async function copy() {
     try {
@@ -19,11 +20,24 @@ export function CopyField({ value, testId, label = "New token" }: { value: strin
     setTimeout(() => setCopied(null), 2000);
   }
   return (
+    <button
+      type="button"
+      className="btn"
+      onClick={copy}
+      data-testid={testId}
+      aria-label={copied ? undefined : label}
+      title={label === "Copy" ? undefined : label}
+    >
+      {copied === "yes" ? "Copied" : copied === "failed" ? "Select and copy" : "Copy"}
+    </button>
+  );
+}
+
+export function CopyField({ value, testId, label = "New token" }: { value: string; testId?: string; label?: string }) {
+  return (
     <div className="token-value">
       <input className="input" readOnly value={value} onFocus={(e) => e.target.select()} aria-label={label} data-testid={testId} />
-      <button type="button" className="btn" onClick={copy} data-testid="copy-token">
-        {copied === "yes" ? "Copied" : copied === "failed" ? "Select and copy" : "Copy"}
-      </button>
+      <CopyButton value={value} />
     </div>
   );
 }

@@ -23,6 +23,7 @@ export const SECTIONS = [
   { href: "/settings/data", label: "Data", admin: true },
   { href: "/settings/tiers", label: "Tiers", admin: true },
   { href: "/settings/machines", label: "Machines", admin: true },
+  { href: "/settings/devices", label: "Devices", admin: false },
   { href: "/settings/system", label: "System", admin: true },
   { href: "/settings/improvements", label: "Improvements", admin: false },
   { href: "/settings/repositories", label: "Repositories", admin: false },
