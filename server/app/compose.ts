@@ -242,8 +242,10 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     dataDir: config.dataDir,
     log,
   });
-  // People's devices (docs/devices.md#the-hub): their sockets reach this process; T4 runs use them here.
+  // People's devices (docs/devices.md#the-hub): their sockets reach this process. Several machines: web processes
+  // serve theirs to the workers, and a worker's T4 runs reach them through the web processes (#with-several-machines).
   const devices = new DeviceHub({ db, log });
+  const deviceAccess = cluster ? cluster.devices(devices) : devices;
   // Compute tiers (docs/desktops-and-tiers.md): upgrade_tier, the desktop of a run on T2, idle and run-end downgrades.
   const tiers = new TierController({
     db,
@@ -254,8 +256,8 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     desktops,
     // T3: runs on registered machines over SSH, their connections held by the process executing them.
     remote: new MachineRuns({ db, keyring, terminals, workspaceFor: kernel.deps.workspaceFor, graceMs: config.machineGraceMs }),
-    // T4: runs on people's devices connected to this process (several machines: not yet relayed to workers).
-    devices: new DeviceRuns({ db, hub: devices, terminals, workspaceFor: kernel.deps.workspaceFor, graceMs: config.machineGraceMs }),
+    // T4: runs on people's devices, connected to this process or (a worker) relayed from the web processes.
+    devices: new DeviceRuns({ db, hub: deviceAccess, terminals, workspaceFor: kernel.deps.workspaceFor, graceMs: config.machineGraceMs }),
     workspaceFor: kernel.deps.workspaceFor,
     // The desktop's Chromium opens Rein's own pages (the demo site) on loopback.
     selfUrl: `http://${loopbackHost(config.host)}:${config.port}`,

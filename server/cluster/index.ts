@@ -41,3 +41,5 @@ export {
   type ExportedDesktops,
   type RunLeaseOf,
 } from "./desktops";
+export { DeviceHost, deviceChannels, MAX_RELAY_MESSAGE, type DeviceChannels } from "./devices";
+export { RelayedDevices, type RelayLimits } from "./relayed-devices";

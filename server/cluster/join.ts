@@ -5,6 +5,8 @@ import { HeldRuns, type Db } from "@/server/db";
 import { RequestBus, type RequestChange } from "@/server/hitl";
 import type { Kernel, RemoteRuns } from "@/server/kernel";
 import type { PodPool } from "@/server/compute";
+import type { DeviceAccess, DeviceHub } from "@/server/devices";
+import { DeviceHost, deviceChannels } from "./devices";
 import { DesktopExporter, RemoteDesktops, desktopChannels, desktopWorkerOf, type ExportedDesktops } from "./desktops";
 import { PodExporter, RemotePods, podWorkerOf, terminalChannels } from "./terminals";
 import { DEFAULT_LEASE_TTL_MS, RunLeases } from "./leases";
@@ -12,6 +14,7 @@ import { ProcessRegistry, type ProcessRole } from "./processes";
 import { RunQueue } from "./queue";
 import { channelsFor, connectRedis, readMessage, type Redis } from "./redis";
 import { EventTail, RelayBus } from "./relay";
+import { RelayedDevices } from "./relayed-devices";
 import { ClusterWorker, type ControlMessage } from "./worker";
 
 export interface ClusterOptions {
@@ -64,6 +67,13 @@ export interface Cluster {
   exportDesktops(opts: { desktops: ExportedDesktops; secret: string; address: string }): Promise<DesktopExporter>;
   /** A web process's view of the workers' desktops, for its VNC proxy. */
   remoteDesktops(opts: { secret: string }): Promise<RemoteDesktops>;
+  /**
+   * People's devices for T4 runs (docs/devices.md#with-several-machines). A
+   * web process serves the devices connected to `hub` to the workers (and
+   * returns `hub`); a worker returns its relay to the web processes holding
+   * the devices' sockets. Both start with start().
+   */
+  devices(hub: DeviceHub): DeviceAccess;
   /** What /api/health shows of this process. */
   health(): Promise<Record<string, unknown>>;
   stop(): Promise<void>;
@@ -86,6 +96,8 @@ export async function joinCluster(opts: ClusterOptions): Promise<Cluster> {
   let remotePods: RemotePods | null = null;
   let desktopExporter: DesktopExporter | null = null;
   let remoteDesktops: RemoteDesktops | null = null;
+  let deviceHost: DeviceHost | null = null;
+  let relayedDevices: RelayedDevices | null = null;
 
   const enqueue = (runId: string) => {
     void (async () => {
@@ -163,7 +175,16 @@ export async function joinCluster(opts: ClusterOptions): Promise<Cluster> {
       await remoteDesktops.start();
       return remoteDesktops;
     },
+    devices(hub) {
+      const channels = deviceChannels(opts.prefix ?? "rein");
+      if (role === "worker") return (relayedDevices = new RelayedDevices({ redis, channels, worker: registry.id, log }));
+      deviceHost = new DeviceHost({ hub, redis, channels, host: registry.id, log });
+      return hub;
+    },
     async start(kernel, { concurrency }) {
+      // Devices before runs: a run that resumes on T4 finds its device online.
+      await relayedDevices?.start();
+      await deviceHost?.start();
       if (role === "worker") {
         // A run resumes on the worker that has its desktop or its terminal pod, while that worker lives:
         // the page or the shell a person left is there.
@@ -209,6 +230,8 @@ export async function joinCluster(opts: ClusterOptions): Promise<Cluster> {
       await remotePods?.stop();
       await desktopExporter?.stop();
       await remoteDesktops?.stop();
+      await relayedDevices?.stop();
+      await deviceHost?.stop();
       await Promise.all(subs.map((s) => s.quit().catch(() => {})));
       await queue.close().catch(() => {});
       await registry.stop();

@@ -5,10 +5,10 @@
 // device's bubblewrap where it has one. The run's secrets never go to a
 // person's device: a command that needs one is refused.
 import { PodError, PtyPod, SHELL_ENV, type PodLimits, type PodTerminal, type SecretFile } from "@/server/compute";
-import type { DeviceHub } from "./hub";
+import type { DeviceAccess } from "./access";
 
 export interface DevicePodOptions {
-  hub: DeviceHub;
+  hub: DeviceAccess;
   deviceId: string;
   /** Shown in words. */
   deviceName: string;

@@ -18,6 +18,7 @@ import {
   type DeviceOp,
   type DeviceOps,
 } from "@/lib/device-protocol";
+import { requestTimeoutMs, type DeviceAccess, type DeviceEvent, type DeviceListener, type RequestOptions, type ShellSize } from "./access";
 import { DeviceConnection, offline, type ConnectionLimits } from "./connection";
 import { parseTeamIds, type DevicePresence } from "./devices";
 import { DeviceError } from "./errors";
@@ -60,22 +61,10 @@ export interface OnlineDevice {
   since: Date;
 }
 
-type HubEvent = "online" | "offline";
-type Listener = (device: { id: string; name: string }) => void;
-
-export interface RequestOptions {
-  timeoutMs?: number;
-  signal?: AbortSignal;
-}
-
-const DEFAULT_TIMEOUT_MS = 30_000;
-/** The owner has 60 s to answer in the agent's terminal; the answer then still has to travel. */
-const CONSENT_TIMEOUT_MS = 90_000;
-
-export class DeviceHub implements DevicePresence {
+export class DeviceHub implements DevicePresence, DeviceAccess {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: DEVICE_MAX_FRAME_BYTES, perMessageDeflate: false });
   private readonly connections = new Map<string, DeviceConnection>();
-  private readonly listeners: Record<HubEvent, Set<Listener>> = { online: new Set(), offline: new Set() };
+  private readonly listeners: Record<DeviceEvent, Set<DeviceListener>> = { online: new Set(), offline: new Set() };
   private readonly limits: DeviceHubLimits;
   private unauthenticated = 0;
   private stopping = false;
@@ -259,12 +248,12 @@ export class DeviceHub implements DevicePresence {
   }
 
   /** Calls `listener` when a device comes online or goes offline in this process; returns how to stop. */
-  on(event: HubEvent, listener: Listener): () => void {
+  on(event: DeviceEvent, listener: DeviceListener): () => void {
     this.listeners[event].add(listener);
     return () => void this.listeners[event].delete(listener);
   }
 
-  private emit(event: HubEvent, device: { id: string; name: string }) {
+  private emit(event: DeviceEvent, device: { id: string; name: string }) {
     for (const l of this.listeners[event]) {
       try {
         l(device);
@@ -283,7 +272,7 @@ export class DeviceHub implements DevicePresence {
   ): Promise<DeviceOps[O]["result"]> {
     const conn = this.connections.get(deviceId);
     if (!conn) throw offline(await this.nameOf(deviceId));
-    const timeoutMs = opts.timeoutMs ?? (op === "consent" ? CONSENT_TIMEOUT_MS : DEFAULT_TIMEOUT_MS);
+    const timeoutMs = opts.timeoutMs ?? requestTimeoutMs(op);
     const result = await conn.request(op, params, timeoutMs, opts.signal);
     if (op === "consent") {
       const consent = ConsentResultSchema.safeParse(result);
@@ -295,12 +284,7 @@ export class DeviceHub implements DevicePresence {
   }
 
   /** Opens a terminal on the device (its owner allowed commands); output and exit arrive on the handlers. */
-  async openShell(
-    deviceId: string,
-    size: { cols: number; rows: number; env?: Record<string, string> },
-    handlers: ShellHandlers,
-    opts: RequestOptions = {},
-  ): Promise<DeviceShell> {
+  async openShell(deviceId: string, size: ShellSize, handlers: ShellHandlers, opts: RequestOptions = {}): Promise<DeviceShell> {
     const conn = this.connections.get(deviceId);
     if (!conn) throw offline(await this.nameOf(deviceId));
     const session = crypto.randomBytes(12).toString("base64url");

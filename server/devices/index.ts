@@ -1,6 +1,16 @@
 // T4 devices (docs/devices.md): pairing, the device socket and its hub, and
 // the services tRPC, REST v1 and the CLI share.
-export { DeviceHub, DEFAULT_HUB_LIMITS, type DeviceHubDeps, type DeviceHubLimits, type OnlineDevice, type RequestOptions } from "./hub";
+export { DeviceHub, DEFAULT_HUB_LIMITS, type DeviceHubDeps, type DeviceHubLimits, type OnlineDevice } from "./hub";
+export {
+  CONSENT_TIMEOUT_MS,
+  requestTimeoutMs,
+  type DeviceAccess,
+  type DeviceEvent,
+  type DeviceListener,
+  type RequestOptions,
+  type ShellSize,
+} from "./access";
+export { offline as deviceOffline } from "./connection";
 export { DeviceShell, type ShellHandlers } from "./shell";
 export { DeviceError, type DeviceErrorCode } from "./errors";
 export {

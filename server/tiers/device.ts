@@ -7,7 +7,7 @@
 // offline and comes back. Nothing of the owner's folder is copied to Rein.
 import type { Db } from "@/server/db";
 import { DEFAULT_LIMITS, type PodLimits } from "@/server/compute";
-import { DeviceError, DevicePod, type DeviceHub } from "@/server/devices";
+import { DeviceError, DevicePod, type DeviceAccess } from "@/server/devices";
 import { ToolError, Workspace, type TerminalAccess } from "@/server/tools";
 import type { TerminalPods } from "./environments";
 
@@ -25,7 +25,8 @@ export type DeviceChoice = { ok: true; device: DeviceCandidate } | { ok: false; 
 
 export interface DeviceRunsDeps {
   db: Db;
-  hub: DeviceHub;
+  /** The hub of this process, or a worker's relay to the web processes holding the devices' sockets. */
+  hub: DeviceAccess;
   terminals: TerminalPods & Required<Pick<TerminalPods, "adopt">>;
   workspaceFor(runId: string): Workspace;
   limits?: PodLimits;
@@ -64,7 +65,7 @@ export function toolErrorOf(err: unknown): never {
 export class DeviceWorkspace extends Workspace {
   constructor(
     base: Workspace,
-    private readonly hub: DeviceHub,
+    private readonly hub: DeviceAccess,
     private readonly deviceId: string,
   ) {
     super(base.root, base.outputsDir, base.snapshotsDir);
@@ -94,7 +95,7 @@ export class DeviceRuns {
 
   constructor(private readonly deps: DeviceRunsDeps) {}
 
-  get hub(): DeviceHub {
+  get hub(): DeviceAccess {
     return this.deps.hub;
   }
 
