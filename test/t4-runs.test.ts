@@ -174,7 +174,10 @@ describe("a run on the operator's device", () => {
     expect(stream).toContain("echo from-the-shell > shell.txt");
     // The run left the device at its end; the owner's files stay.
     await waitFor(async () => ofType(await events(runId), "tier.changed").length >= 2 || null, "the run to leave the device");
-    expect(ofType(await events(runId), "tier.changed")[1]).toMatchObject({ from: "T4", to: "T1", trigger: "run_end", deviceId });
+    const down = ofType(await events(runId), "tier.changed")[1];
+    expect(down).toMatchObject({ from: "T4", to: "T1", trigger: "run_end", deviceId });
+    // Its time on the device at T4's price (0 USD an hour by default).
+    expect(down.costUsd).toBe(0);
     expect(fs.readFileSync(path.join(outside, "diary.txt"), "utf8")).toBe("not for Rein\n");
   }, 60_000);
 

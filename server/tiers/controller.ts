@@ -67,7 +67,7 @@ interface RunTier {
   left?: string;
   /** A person has taken over the desktop: it is in use, whatever the agent does. */
   held?: boolean;
-  /** When the run entered its tier (T3's cost on leaving). */
+  /** When the run entered its tier (T3's and T4's cost on leaving). */
   since?: number;
   /** T3: the run's machine; `lost` says why its connection is gone, and the run pauses with it. */
   machine?: { id: string; name: string; lost?: string };
@@ -496,9 +496,10 @@ export class TierController implements TierAccess, MachineTerminalHost, DeviceTe
     const leftDevice = from === "T4" ? await this.deps.devices?.leave(runId) : null;
     await this.deps.db.run.updateMany({ where: { id: runId, tier: from }, data: { tier: "T1" } });
     let costUsd: number | undefined;
-    if (from === "T3" && before?.since !== undefined) {
+    // A machine's or a device's time, at its tier's hourly price (Settings › Tiers).
+    if ((from === "T3" || from === "T4") && before?.since !== undefined) {
       const hours = (this.now() - before.since) / 3_600_000;
-      costUsd = Math.round(hours * (await this.settings()).T3.costPerHourUsd * 1e6) / 1e6;
+      costUsd = Math.round(hours * (await this.settings())[from].costPerHourUsd * 1e6) / 1e6;
     }
     const state = this.remember(runId, "T1");
     state.left = left?.problem ? `${reason}; ${left.problem}` : reason;
