@@ -131,7 +131,7 @@ async function main() {
 
   // Devices connect out to this process (docs/devices.md#the-socket): a token in their first frame, never a cookie.
   const devices = app.services.devices;
-  installDeviceHub(devices);
+  installDeviceHub(app.devicePresence);
   attachDeviceSocket(server, devices, { publicUrl: config.publicUrl });
 
   server.on("error", (err: NodeJS.ErrnoException) => {

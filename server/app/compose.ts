@@ -33,7 +33,7 @@ import {
   probeSandbox,
   type SandboxStatus,
 } from "@/server/compute";
-import { DeviceHub } from "@/server/devices";
+import { DeviceHub, type DevicePresence } from "@/server/devices";
 import {
   DeviceRuns,
   MachineRuns,
@@ -84,6 +84,8 @@ export interface App {
   catalog: ModelCatalog;
   terminals: PodPool;
   desktops: DesktopPool;
+  /** What the Devices page says of a device here (docs/devices.md#with-several-machines). */
+  devicePresence: DevicePresence;
   /** Human-request changes for the Inbox's sockets: with several machines, every process's. */
   socketRequests: RequestBus;
   slackActions: SlackActionsHandler;
@@ -246,6 +248,8 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
   // serve theirs to the workers, and a worker's T4 runs reach them through the web processes (#with-several-machines).
   const devices = new DeviceHub({ db, log });
   const deviceAccess = cluster ? cluster.devices(devices) : devices;
+  // What the Devices page says: this process's devices, and with several machines the other web processes' too.
+  const devicePresence = cluster ? cluster.devicePresence(devices) : devices;
   // Compute tiers (docs/desktops-and-tiers.md): upgrade_tier, the desktop of a run on T2, idle and run-end downgrades.
   const tiers = new TierController({
     db,
@@ -391,6 +395,7 @@ export async function composeServices(config: ReinConfig, db: Db, log: Log): Pro
     catalog,
     terminals,
     desktops,
+    devicePresence,
     socketRequests,
     slackActions,
     async start() {

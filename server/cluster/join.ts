@@ -5,7 +5,7 @@ import { HeldRuns, type Db } from "@/server/db";
 import { RequestBus, type RequestChange } from "@/server/hitl";
 import type { Kernel, RemoteRuns } from "@/server/kernel";
 import type { PodPool } from "@/server/compute";
-import type { DeviceAccess, DeviceHub } from "@/server/devices";
+import type { DeviceAccess, DeviceHub, DevicePresence } from "@/server/devices";
 import { DeviceHost, deviceChannels } from "./devices";
 import { DesktopExporter, RemoteDesktops, desktopChannels, desktopWorkerOf, type ExportedDesktops } from "./desktops";
 import { PodExporter, RemotePods, podWorkerOf, terminalChannels } from "./terminals";
@@ -74,6 +74,11 @@ export interface Cluster {
    * the devices' sockets. Both start with start().
    */
   devices(hub: DeviceHub): DeviceAccess;
+  /**
+   * What the Devices page says of a device on a web process: online when its
+   * socket is here or another web process announces it (docs/devices.md#with-several-machines).
+   */
+  devicePresence(hub: DeviceHub): DevicePresence;
   /** What /api/health shows of this process. */
   health(): Promise<Record<string, unknown>>;
   stop(): Promise<void>;
@@ -179,7 +184,16 @@ export async function joinCluster(opts: ClusterOptions): Promise<Cluster> {
       const channels = deviceChannels(opts.prefix ?? "rein");
       if (role === "worker") return (relayedDevices = new RelayedDevices({ redis, channels, worker: registry.id, log }));
       deviceHost = new DeviceHost({ hub, redis, channels, host: registry.id, log });
+      // The devices of the other web processes, for what the Devices page says here.
+      relayedDevices = new RelayedDevices({ redis, channels, worker: registry.id, log });
       return hub;
+    },
+    devicePresence(hub) {
+      return {
+        isOnline: (id) => hub.isOnline(id) || (relayedDevices?.isOnline(id) ?? false),
+        disconnect: (id, why) => hub.disconnect(id, why),
+        pushSettings: (id, teamIds) => hub.pushSettings(id, teamIds),
+      };
     },
     async start(kernel, { concurrency }) {
       // Devices before runs: a run that resumes on T4 finds its device online.

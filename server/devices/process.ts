@@ -3,16 +3,17 @@
 // are online here and to close a revoked device's socket at once. Without a
 // hub (a test, a worker process) devices read as offline, and a revocation
 // still reaches their sockets through the heartbeat's check.
-import type { DeviceHub } from "./hub";
+import type { DevicePresence } from "./devices";
 
-let current: DeviceHub | null = null;
+let current: DevicePresence | null = null;
 
-export function processDeviceHub(): DeviceHub | null {
+/** This process's hub, or with several machines what it and the other web processes hold (docs/devices.md#with-several-machines). */
+export function processDeviceHub(): DevicePresence | null {
   return current;
 }
 
 /** Makes `hub` this process's hub; returns how to remove it again. */
-export function installDeviceHub(hub: DeviceHub): () => void {
+export function installDeviceHub(hub: DevicePresence): () => void {
   current = hub;
   return () => {
     if (current === hub) current = null;
