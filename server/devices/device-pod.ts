@@ -6,6 +6,10 @@
 // person's device: a command that needs one is refused.
 import { PodError, PtyPod, SHELL_ENV, type PodLimits, type PodTerminal, type SecretFile } from "@/server/compute";
 import type { DeviceAccess } from "./access";
+import type { DeviceShell } from "./shell";
+
+/** What a device's terminal may print before its first prompt (a shell's banner is a few lines). */
+export const BOOT_MAX_CHARS = 1 << 20;
 
 export interface DevicePodOptions {
   hub: DeviceAccess;
@@ -43,22 +47,49 @@ export class DevicePod extends PtyPod {
     let onData: ((chunk: string) => void) | null = null;
     let onExit: ((code: number) => void) | null = null;
     let exitCode: number | null = null;
-    const shell = await this.options.hub.openShell(
+    // Until its first prompt the pod keeps all the terminal prints (for the words of a failed start), and so does
+    // `early`: a hostile device printing without end there would grow both for 30 s, past what a string can hold
+    // (a RangeError thrown on the socket's message handler). Past BOOT_MAX_CHARS the terminal is ended instead.
+    let booting = true;
+    let bootChars = 0;
+    let overflowed = false;
+    let shell: DeviceShell | null = null;
+    const exited = (code: number | null) => {
+      if (exitCode !== null) return;
+      exitCode = code ?? 137;
+      onExit?.(exitCode);
+    };
+    shell = await this.options.hub.openShell(
       this.options.deviceId,
       { cols, rows, env: { ...SHELL_ENV, HISTFILE: "/dev/null", PAGER: "cat", GIT_PAGER: "cat" } },
       {
-        onData: (data) => (onData ? onData(data) : early.push(data)),
-        onExit: (code) => {
-          exitCode = code ?? 137;
-          onExit?.(exitCode);
+        onData: (data) => {
+          if (overflowed || exitCode !== null) return;
+          if (booting && (bootChars += data.length) > BOOT_MAX_CHARS) {
+            overflowed = true;
+            early = [];
+            void shell?.close().catch(() => undefined);
+            return exited(137);
+          }
+          if (onData) onData(data);
+          else early.push(data);
         },
+        onExit: exited,
       },
     );
+    if (overflowed) {
+      void shell.close().catch(() => undefined);
+      throw new PodError(
+        "POD_START_FAILED",
+        `The terminal on ${this.options.deviceName} printed more than ${BOOT_MAX_CHARS} characters before its first prompt`,
+      );
+    }
+    const opened = shell;
     const ignore = () => undefined;
     const terminal: PodTerminal = {
-      write: (data) => void shell.write(data).catch(ignore),
-      resize: (c, r) => void shell.resize(c, r).catch(ignore),
-      kill: () => void shell.close().catch(ignore),
+      write: (data) => void opened.write(data).catch(ignore),
+      resize: (c, r) => void opened.resize(c, r).catch(ignore),
+      kill: () => void opened.close().catch(ignore),
       onData: (listener) => {
         onData = listener;
         const kept = early;
@@ -70,7 +101,14 @@ export class DevicePod extends PtyPod {
         if (exitCode !== null) listener(exitCode);
       },
     };
-    return { terminal, started: () => undefined };
+    return {
+      terminal,
+      started: () => {
+        booting = false;
+        // Past its first prompt, what the shell prints is bounded by the pod (a command's output, the recent screen).
+        if (overflowed) void opened.close().catch(ignore);
+      },
+    };
   }
 
   /** The owner's folder is theirs: Rein does not watch its size. */

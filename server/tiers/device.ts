@@ -5,7 +5,9 @@
 // tools through the device's file service (rooted at the owner's folder: the
 // device refuses anything outside, whatever Rein asks), and a device that goes
 // offline and comes back. Nothing of the owner's folder is copied to Rein.
+import { z } from "zod";
 import type { Db } from "@/server/db";
+import { DEVICE_MAX_FILE_BYTES } from "@/lib/device-protocol";
 import { DEFAULT_LIMITS, type PodLimits } from "@/server/compute";
 import { DeviceError, DevicePod, type DeviceAccess } from "@/server/devices";
 import { ToolError, Workspace, type TerminalAccess } from "@/server/tools";
@@ -57,6 +59,69 @@ export function toolErrorOf(err: unknown): never {
   throw err;
 }
 
+// What the device's file service answers, checked before Rein's file tools trust it: the
+// hub passes a `files` result on as it came (any JSON within the frame bound), and a
+// hostile agent's `{"data":{"length":3e8}}` would have Buffer.from fill 300 MB on the
+// event loop; non-strings, negative sizes, trees larger than asked for are refused too.
+const Count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const Num = z.number().finite();
+/** base64 of at most DEVICE_MAX_FILE_BYTES. */
+const Base64 = z
+  .string()
+  .max(Math.ceil(DEVICE_MAX_FILE_BYTES / 3) * 4)
+  .regex(/^[A-Za-z0-9+/]*={0,2}$/);
+const RelPath = z.string().max(4096);
+const FileInfoSchema = z.object({ kind: z.enum(["file", "dir", "symlink", "other"]), size: Count, mode: Count, mtimeMs: Num }).strict();
+/** Folders deeper than this are no folder a person has (a path of at most 4 KiB): a tree nested deeper would overflow the stack of whatever walks it. */
+const MAX_TREE_DEPTH = 1024;
+const RESULTS: Record<string, z.ZodType> = {
+  stat: FileInfoSchema.nullable(),
+  read: z.object({ data: Base64, size: Count, mode: Count, mtimeMs: Num }).strict(),
+  readLines: z.object({ data: Base64, totalLines: Count, size: Count }).strict(),
+  write: z.object({ created: z.boolean(), hash: z.string().regex(/^[0-9a-f]{64}$/), bytes: Count }).strict(),
+  walk: z.object({ files: z.array(RelPath).max(100_000), truncated: z.boolean() }).strict(),
+  ensureLine: z.object({ added: z.boolean() }).strict(),
+  mkdir: z.object({}).strict(),
+  remove: z.object({}).strict(),
+};
+
+/** A tree answer: the shape of the file service's, at most `limit` entries (checked without recursion: a deep tree is no stack overflow). */
+function checkTree(value: unknown, limit: number): boolean {
+  const top = z
+    .object({ entries: z.array(z.unknown()), count: Count, truncated: z.boolean() })
+    .strict()
+    .safeParse(value);
+  if (!top.success) return false;
+  const Node = z.union([
+    z.object({ type: z.literal("dir"), name: RelPath, path: RelPath, children: z.array(z.unknown()) }).strict(),
+    z.object({ type: z.literal("file"), name: RelPath, path: RelPath, size: Count, symlink: z.literal(true).optional() }).strict(),
+  ]);
+  const stack: Array<{ children: unknown[]; depth: number }> = [{ children: top.data.entries, depth: 1 }];
+  let seen = 0;
+  while (stack.length) {
+    const { children, depth } = stack.pop()!;
+    if (depth > MAX_TREE_DEPTH) return false;
+    for (const entry of children) {
+      if (++seen > limit) return false;
+      const node = Node.safeParse(entry);
+      if (!node.success) return false;
+      if (node.data.type === "dir") stack.push({ children: node.data.children, depth: depth + 1 });
+    }
+  }
+  return top.data.count === seen;
+}
+
+/** The answer of a `files` op, or DEVICE_FAILED when it is not what the file service answers. */
+export function checkFilesAnswer(op: string, params: Record<string, unknown>, result: unknown, deviceName: string): unknown {
+  const ok =
+    op === "tree"
+      ? checkTree(result, typeof params.limit === "number" ? params.limit : 0)
+      : (RESULTS[op]?.safeParse(result).success ?? false) &&
+        (op !== "walk" || typeof params.limit !== "number" || (result as { files: unknown[] }).files.length <= params.limit);
+  if (!ok) throw new ToolError("DEVICE_FAILED", `The device ${deviceName} answered the file operation ${op} with something else`);
+  return result;
+}
+
 /**
  * A T4 run's workspace as its file tools see it: the owner's folder on the
  * device, through its file service. Rein runs no programs of its own there
@@ -71,7 +136,8 @@ export class DeviceWorkspace extends Workspace {
     super(base.root, base.outputsDir, base.snapshotsDir);
   }
   protected override async ask<T>(op: string, params: Record<string, unknown>): Promise<T> {
-    return (await this.hub.request(this.deviceId, "files", { op, params } as never).catch(toolErrorOf)) as T;
+    const result = await this.hub.request(this.deviceId, "files", { op, params } as never).catch(toolErrorOf);
+    return checkFilesAnswer(op, params, result, this.deviceId) as T;
   }
   private refuse(): never {
     throw new ToolError(

@@ -64,7 +64,38 @@ function folderOf(text: string | undefined): string {
   }
   if (!fs.statSync(real).isDirectory()) throw new UsageError(`${text} is not a folder`);
   if (real === "/") throw new UsageError("The whole file system is not a folder to share: choose one folder");
+  refuseIfHoldsToken(real);
   return real;
+}
+
+/** A path made real through its nearest existing parent (the settings' folder may not exist before the first pairing). */
+function realish(p: string): string {
+  const rest: string[] = [];
+  let at = path.resolve(p);
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(at), ...rest);
+    } catch {
+      const up = path.dirname(at);
+      if (up === at) return path.resolve(p);
+      rest.unshift(path.basename(at));
+      at = up;
+    }
+  }
+}
+
+/**
+ * The agent's own settings, its token among them, must not be in the shared folder: a run's file tools (the file
+ * service is rooted there) and its confined terminal (the folder is bound back over the hidden home) would read
+ * the device's whole authority.
+ */
+function refuseIfHoldsToken(folder: string): void {
+  const settings = realish(path.dirname(configPath()));
+  const rel = path.relative(folder, settings);
+  if (rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel)))
+    throw new UsageError(
+      `${folder} holds this agent's own settings and token (${settings}): Rein's runs could read them there. Share a folder inside it instead`,
+    );
 }
 
 async function pair(args: string[]) {
@@ -124,6 +155,7 @@ async function run() {
   const config = readConfig();
   if (!config) throw new UsageError("Not paired yet: rein-device pair <rein-url> <CODE> --folder DIR");
   if (!fs.existsSync(config.folder)) throw new UsageError(`The folder ${config.folder} is gone: make it again or pair again with another`);
+  refuseIfHoldsToken(config.folder);
   const agent = new DeviceAgent(config);
   process.on("SIGINT", () => agent.stop());
   process.on("SIGTERM", () => agent.stop());
