@@ -112,7 +112,7 @@ describe("validateAgentSpec", () => {
     ],
     ["a guardrail Rein does not have", { guardrails: { maxTokens: 5 } }, "guardrails", /Rein has no guardrail called "maxTokens"/],
     ["a tier that does not exist", { tier: "T9" }, "tier", /The tier is one of T0, T1, T2/],
-    ["a tier this server does not have", { tier: "T3" }, "tier", /Remote machines \(T3\) are not available on this server/],
+    ["a tier that is turned off", { tier: "T3" }, "tier", /The tier T3 \(remote machine\) is turned off in Settings › Tiers/],
     ["a secret that does not exist", { secrets: ["NOPE"] }, "secrets.0", /There is no secret named "NOPE"/],
     ["a secret listed twice", { secrets: ["DEPLOY_TOKEN", "DEPLOY_TOKEN"] }, "secrets.1", /The secret "DEPLOY_TOKEN" is listed twice/],
     ["everyone's agent from a non-admin", { teamId: null }, "teamId", /Only an admin can share an agent with everyone/],
