@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { buildDeviceAgent } from "@/packages/device/build";
 import { DEFAULT_LIMITS } from "@/server/compute";
 import { DevicePod, type DeviceAccess, type DeviceShell } from "@/server/devices";
-import { DeviceWorkspace } from "@/server/tiers/device";
+import { DeviceWorkspace } from "@/server/tiers";
 import { ToolError, Workspace } from "@/server/tools";
 
 function hostile(answer: (op: string) => unknown): DeviceWorkspace {
